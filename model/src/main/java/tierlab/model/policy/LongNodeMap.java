@@ -1,0 +1,158 @@
+package tierlab.model.policy;
+
+import java.util.Objects;
+
+/**
+ * An open-addressing hash map from {@code long} keys to non-null values, used by the policies only
+ * to find a key's node. It avoids the boxing and entry objects of {@code HashMap<Long, V>}, which
+ * matter on the {@code lru} hot path.
+ *
+ * <p>Linear probing over a power-of-two table; a {@code null} value marks an empty slot (so values
+ * are never null); removal uses backward-shift deletion, so there are no tombstones and probe
+ * chains never degrade. The map deliberately offers no iteration: policies take every decision
+ * from their own ordered lists, never from hash order.
+ */
+final class LongNodeMap<V> {
+
+    private static final int MIN_TABLE_SIZE = 16;
+    private static final int MAX_TABLE_SIZE = 1 << 30;
+
+    private long[] keys;
+    private Object[] values;
+    private int mask;
+    private int size;
+    private int growAtSize;
+
+    LongNodeMap() {
+        allocate(MIN_TABLE_SIZE);
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** The value stored for {@code key}, or {@code null}. */
+    @SuppressWarnings("unchecked")
+    V get(long key) {
+        int slot = home(key);
+        while (true) {
+            Object value = values[slot];
+            if (value == null) {
+                return null;
+            }
+            if (keys[slot] == key) {
+                return (V) value;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /**
+     * Stores {@code value} unless the key is present already; returns the existing value in that
+     * case (and changes nothing), else {@code null}. One probe serves both the check and the insert.
+     */
+    @SuppressWarnings("unchecked")
+    V putIfAbsent(long key, V value) {
+        Objects.requireNonNull(value, "value");
+        int slot = home(key);
+        while (true) {
+            Object existing = values[slot];
+            if (existing == null) {
+                break;
+            }
+            if (keys[slot] == key) {
+                return (V) existing;
+            }
+            slot = (slot + 1) & mask;
+        }
+        keys[slot] = key;
+        values[slot] = value;
+        if (++size > growAtSize) {
+            grow();
+        }
+        return null;
+    }
+
+    /** Removes the key and returns its value, or {@code null} if it was absent. */
+    @SuppressWarnings("unchecked")
+    V remove(long key) {
+        int slot = home(key);
+        while (true) {
+            Object value = values[slot];
+            if (value == null) {
+                return null;
+            }
+            if (keys[slot] == key) {
+                deleteAt(slot);
+                return (V) value;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /**
+     * Backward-shift deletion: later entries of the same probe run move into the gap when the gap
+     * lies between their home slot and their current slot (cyclically), so every remaining key stays
+     * reachable from its home without tombstones.
+     */
+    private void deleteAt(int slot) {
+        int gap = slot;
+        int probe = slot;
+        while (true) {
+            probe = (probe + 1) & mask;
+            if (values[probe] == null) {
+                break;
+            }
+            int probeHome = home(keys[probe]);
+            if (((probe - probeHome) & mask) >= ((probe - gap) & mask)) {
+                keys[gap] = keys[probe];
+                values[gap] = values[probe];
+                gap = probe;
+            }
+        }
+        values[gap] = null;
+        size--;
+    }
+
+    private void grow() {
+        if (keys.length >= MAX_TABLE_SIZE) {
+            throw new IllegalStateException("LongNodeMap: more than " + growAtSize + " keys");
+        }
+        long[] oldKeys = keys;
+        Object[] oldValues = values;
+        allocate(oldKeys.length * 2);
+        for (int i = 0; i < oldKeys.length; i++) {
+            if (oldValues[i] != null) {
+                int slot = home(oldKeys[i]);
+                while (values[slot] != null) {
+                    slot = (slot + 1) & mask;
+                }
+                keys[slot] = oldKeys[i];
+                values[slot] = oldValues[i];
+            }
+        }
+    }
+
+    private void allocate(int tableSize) {
+        keys = new long[tableSize];
+        values = new Object[tableSize];
+        mask = tableSize - 1;
+        // A load factor of 0.6 keeps linear probe runs short while costing far less than chaining.
+        growAtSize = (int) ((long) tableSize * 3 / 5);
+    }
+
+    /**
+     * The home slot: MurmurHash3's 64-bit finaliser, so keys that differ only in high bits (L2 byte
+     * offsets are multiples of the block size) still spread over the table. Pure arithmetic, so the
+     * layout is the same on every run.
+     */
+    private int home(long key) {
+        long h = key;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return (int) h & mask;
+    }
+}

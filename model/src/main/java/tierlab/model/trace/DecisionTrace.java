@@ -1,0 +1,77 @@
+package tierlab.model.trace;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A running hash of every decision the model makes (classifications, admissions, evictions,
+ * emitted operations), so that two runs can be compared bit for bit by one number (invariant I11).
+ *
+ * <p>The hash is a 64-bit mix of stable values only: event kinds are hashed with
+ * {@link String#hashCode()}, whose algorithm the Java language fixes, and arguments are longs.
+ * Keeping the last few events as text helps explain a divergence.
+ */
+public final class DecisionTrace {
+    private static final long SEED = 0x9E3779B97F4A7C15L;
+
+    private long hash = SEED;
+    private long eventCount;
+    private final int keepLast;
+    private final ArrayList<String> recent = new ArrayList<>();
+    private final DecisionListener listener;
+
+    /** Receives every event, for an event log; may be null. */
+    public interface DecisionListener {
+        void onDecision(String kind, long[] values);
+    }
+
+    public DecisionTrace() {
+        this(0, null);
+    }
+
+    public DecisionTrace(int keepLast, DecisionListener listener) {
+        this.keepLast = keepLast;
+        this.listener = listener;
+    }
+
+    public void record(String kind, long... values) {
+        long h = mix(hash ^ kind.hashCode());
+        for (long value : values) {
+            h = mix(h ^ value);
+        }
+        hash = h;
+        eventCount++;
+        if (keepLast > 0) {
+            if (recent.size() == keepLast) {
+                recent.remove(0);
+            }
+            StringBuilder text = new StringBuilder(kind);
+            for (long value : values) {
+                text.append(' ').append(value);
+            }
+            recent.add(text.toString());
+        }
+        if (listener != null) {
+            listener.onDecision(kind, values.clone());
+        }
+    }
+
+    public long hash() {
+        return hash;
+    }
+
+    public long eventCount() {
+        return eventCount;
+    }
+
+    public List<String> recent() {
+        return List.copyOf(recent);
+    }
+
+    /** A strong 64-bit finaliser (the one SplittableRandom uses), so single-bit changes spread. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,68 @@
+package tierlab.model.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+final class LruPolicyTest extends ReplacementPolicyContract {
+
+    @Override
+    protected String policyName() {
+        return LruPolicy.NAME;
+    }
+
+    @Test
+    void evictsTheLeastRecentlyUsedKey() {
+        LruPolicy policy = new LruPolicy();
+        policy.onInsert(1, 0, 0);
+        policy.onInsert(2, 0, 1);
+        policy.onInsert(3, 0, 2);
+        policy.onAccess(1);
+        assertEquals(2, policy.selectVictim(key -> true));
+        // A held least-recent key is skipped, not evicted, and the next one in recency order goes.
+        assertEquals(3, policy.selectVictim(key -> key != 2));
+        assertEquals(java.util.List.of(2L, 3L, 1L), drain(policy, key -> true));
+    }
+
+    @Test
+    void hitCountsEqualAnObviouslyCorrectLru() {
+        for (long seed = 1; seed <= 10; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            int capacity = 1 + random.nextInt(64);
+            int keySpace = capacity + 1 + random.nextInt(3 * capacity);
+            // A skewed stream (the square of a uniform draw favours small keys) so hits are frequent.
+            long[] stream = new long[20_000];
+            for (int i = 0; i < stream.length; i++) {
+                double u = random.nextDouble();
+                stream[i] = (long) (u * u * keySpace);
+            }
+            ReplayResult result = CacheReplay.run(new LruPolicy(), capacity, stream);
+            long expectedHits = referenceLruHits(stream, capacity);
+            assertTrue(expectedHits > 0 && expectedHits < stream.length, "the stream must both hit and miss");
+            assertEquals(expectedHits, result.hits(), "seed " + seed + ", capacity " + capacity);
+        }
+    }
+
+    /** LRU as the JDK spells it: an access-ordered LinkedHashMap that drops its eldest entry. */
+    private static long referenceLruHits(long[] stream, int capacity) {
+        Map<Long, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+                return size() > capacity;
+            }
+        };
+        long hits = 0;
+        for (long key : stream) {
+            if (cache.get(key) != null) {
+                hits++;
+            } else {
+                cache.put(key, Boolean.TRUE);
+            }
+        }
+        return hits;
+    }
+}

@@ -1,0 +1,83 @@
+package tierlab.model.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+final class PoliciesTest {
+
+    @Test
+    void namesAreStableAndInTheDocumentedOrder() {
+        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady"), Policies.names());
+        assertThrows(UnsupportedOperationException.class, () -> Policies.names().add("mine"));
+    }
+
+    @Test
+    void everyNameCreatesAFreshPolicyOfThatName() {
+        PolicyOptions options = PolicyOptions.defaults(16).withFutureReferences(new long[] {1, 2, 3});
+        for (String name : Policies.names()) {
+            ReplacementPolicy policy = Policies.create(name, options);
+            assertEquals(name, policy.name());
+            assertEquals(0, policy.size());
+            assertTrue(Policies.create(name, options) != policy, name + " must not be shared between callers");
+        }
+    }
+
+    @Test
+    void optionsReachThePolicies() {
+        BipPolicy bip = (BipPolicy) Policies.create("bip", PolicyOptions.defaults(8).withMruInterval(5));
+        assertEquals(5, bip.mruInterval());
+        S3FifoPolicy s3fifo = (S3FifoPolicy) Policies.create("s3-fifo", PolicyOptions.defaults(200));
+        assertEquals(20, s3fifo.smallTargetSize());
+        assertEquals(32, PolicyOptions.defaults(8).mruInterval());
+    }
+
+    @Test
+    void unknownNameListsTheKnownOnes() {
+        IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+                () -> Policies.create("foo", PolicyOptions.defaults(8)));
+        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady)",
+                error.getMessage());
+    }
+
+    @Test
+    void missingNameOrOptionsAreNamed() {
+        IllegalArgumentException noName = assertThrows(IllegalArgumentException.class,
+                () -> Policies.create(null, PolicyOptions.defaults(8)));
+        assertTrue(noName.getMessage().startsWith("policy: name is missing"), noName.getMessage());
+        IllegalArgumentException noOptions = assertThrows(IllegalArgumentException.class,
+                () -> Policies.create("lru", null));
+        assertEquals("policy 'lru': options are missing", noOptions.getMessage());
+    }
+
+    @Test
+    void beladyWithoutTheFutureTraceIsRejected() {
+        IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
+                () -> Policies.create("belady", PolicyOptions.defaults(8)));
+        assertEquals("policy 'belady' needs futureReferences (the future trace)", error.getMessage());
+    }
+
+    @Test
+    void badOptionsNameTheSetting() {
+        IllegalArgumentException interval = assertThrows(IllegalArgumentException.class,
+                () -> PolicyOptions.defaults(8).withMruInterval(0));
+        assertEquals("mruInterval must be >= 1, was 0", interval.getMessage());
+        IllegalArgumentException capacity = assertThrows(IllegalArgumentException.class,
+                () -> PolicyOptions.defaults(0));
+        assertEquals("capacityEntries must be >= 1, was 0", capacity.getMessage());
+    }
+
+    @Test
+    void optionsCompareByContent() {
+        PolicyOptions first = PolicyOptions.defaults(8).withFutureReferences(new long[] {1, 2});
+        PolicyOptions second = PolicyOptions.defaults(8).withFutureReferences(new long[] {1, 2});
+        assertEquals(first, second);
+        assertEquals(first.hashCode(), second.hashCode());
+        assertTrue(!first.equals(PolicyOptions.defaults(8).withFutureReferences(new long[] {2, 1})));
+        assertEquals("PolicyOptions[capacityEntries=8, mruInterval=32, futureReferences=2 references]",
+                first.toString());
+    }
+}

@@ -1,0 +1,112 @@
+package tierlab.model.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+final class S3FifoPolicyTest extends ReplacementPolicyContract {
+
+    @Override
+    protected String policyName() {
+        return S3FifoPolicy.NAME;
+    }
+
+    @Test
+    void smallQueueIsTenPercentOfTheCapacityAndAtLeastOne() {
+        assertEquals(10, new S3FifoPolicy(100).smallTargetSize());
+        assertEquals(1, new S3FifoPolicy(10).smallTargetSize());
+        assertEquals(1, new S3FifoPolicy(3).smallTargetSize());
+    }
+
+    @Test
+    void oneHitWondersLeaveThroughTheSmallQueue() {
+        int capacity = 10;
+        S3FifoPolicy policy = new S3FifoPolicy(capacity);
+        // Five hot keys are used twice each, so they have a frequency when small is next searched.
+        for (long hot = 1; hot <= 5; hot++) {
+            policy.onInsert(hot, 0, 0);
+            policy.onAccess(hot);
+        }
+        // A hundred keys used once each stream through a full cache.
+        for (long once = 100; once < 200; once++) {
+            if (policy.size() >= capacity) {
+                long victim = policy.selectVictim(key -> true);
+                assertTrue(victim >= 100, "a hot key was evicted: " + victim);
+                assertTrue(policy.isInSmallQueue(victim), "victim " + victim + " did not leave through small");
+                policy.onRemove(victim);
+                assertTrue(policy.isGhost(victim), "an evicted small-queue key is remembered as a ghost");
+            }
+            policy.onInsert(once, 0, 0);
+            policy.checkInvariants();
+        }
+        for (long hot = 1; hot <= 5; hot++) {
+            assertTrue(policy.isInMainQueue(hot), "hot key " + hot + " should have been promoted to main");
+        }
+    }
+
+    @Test
+    void aGhostKeyReturnsStraightToMain() {
+        S3FifoPolicy policy = new S3FifoPolicy(10);
+        policy.onInsert(7, 0, 0);
+        policy.onRemove(7);
+        assertTrue(policy.isGhost(7));
+        assertFalse(policy.contains(7));
+        policy.onInsert(7, 0, 0);
+        assertTrue(policy.isInMainQueue(7));
+        assertFalse(policy.isGhost(7));
+        policy.checkInvariants();
+    }
+
+    @Test
+    void ghostQueueRemembersAtMostCapacityKeys() {
+        S3FifoPolicy policy = new S3FifoPolicy(4);
+        for (long key = 1; key <= 6; key++) {
+            policy.onInsert(key, 0, 0);
+            policy.onRemove(key);
+        }
+        // Keys 1 and 2 were forgotten first-in-first-out; 3 to 6 are still remembered.
+        assertFalse(policy.isGhost(1));
+        assertFalse(policy.isGhost(2));
+        for (long key = 3; key <= 6; key++) {
+            assertTrue(policy.isGhost(key));
+        }
+        policy.checkInvariants();
+    }
+
+    @Test
+    void mainQueueGivesUsedKeysAnotherRoundLikeClock() {
+        S3FifoPolicy policy = new S3FifoPolicy(100);
+        // Ghost keys 1 to 3 re-enter into main in that order, so main is 1 (oldest), 2, 3.
+        for (long key = 1; key <= 3; key++) {
+            policy.onInsert(key, 0, 0);
+            policy.onRemove(key);
+            policy.onInsert(key, 0, 0);
+        }
+        policy.onAccess(1);
+        // Small is empty (below its target), so main is searched: 1 has frequency 1 and is
+        // decremented and reinserted; 2 is the victim.
+        assertEquals(2, policy.selectVictim(key -> true));
+        policy.onRemove(2);
+        assertEquals(3, policy.selectVictim(key -> true));
+        policy.onRemove(3);
+        assertEquals(1, policy.selectVictim(key -> true));
+    }
+
+    @Test
+    void heldKeysWithHighFrequencyDoNotStopTheSearch() {
+        S3FifoPolicy policy = new S3FifoPolicy(10);
+        for (long key = 1; key <= 10; key++) {
+            policy.onInsert(key, 0, 0);
+            for (int use = 0; use < 5; use++) {
+                policy.onAccess(key);
+            }
+        }
+        // Every key is used and saturated at frequency 3; only key 9 may go. The bounded search
+        // must still find it, and find nothing once it is held too.
+        assertEquals(9, policy.selectVictim(key -> key == 9));
+        assertEquals(ReplacementPolicy.NO_VICTIM, policy.selectVictim(key -> key > 10));
+        policy.checkInvariants();
+    }
+}
