@@ -1,7 +1,6 @@
 package tierlab.model.policy;
 
-import java.util.IdentityHashMap;
-import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.LongPredicate;
 
@@ -156,9 +155,8 @@ public final class PrefixLruPolicy implements ReplacementPolicy {
             throw new IllegalStateException(NAME + ": eviction order holds " + evictionOrder.size()
                     + " keys but the lookup map holds " + residentsByKey.size());
         }
-        // Count, per group, the keys that still carry its epoch; an identity map is only a tally
-        // here and its order decides nothing.
-        Map<Group, int[]> keysPerGroup = new IdentityHashMap<>();
+        // Count, per group id, the keys that still carry the group's epoch.
+        TreeMap<Long, int[]> keysPerGroup = new TreeMap<>();
         for (Rank rank : evictionOrder) {
             Resident resident = residentsByKey.get(rank.key());
             if (resident == null || resident.rank != rank) {
@@ -177,7 +175,7 @@ public final class PrefixLruPolicy implements ReplacementPolicy {
                 if (groupsById.get(group.groupId) != group) {
                     throw new IllegalStateException(NAME + ": group " + group.groupId + " is not registered");
                 }
-                keysPerGroup.computeIfAbsent(group, g -> new int[1])[0]++;
+                keysPerGroup.computeIfAbsent(group.groupId, id -> new int[1])[0]++;
             }
         }
         if (keysPerGroup.size() != groupsById.size()) {
@@ -186,9 +184,10 @@ public final class PrefixLruPolicy implements ReplacementPolicy {
         }
         for (Rank rank : evictionOrder) {
             Group group = residentsByKey.get(rank.key()).group;
-            if (group != null && keysPerGroup.get(group)[0] != group.keysWithEpoch) {
+            if (group != null && keysPerGroup.get(group.groupId)[0] != group.keysWithEpoch) {
                 throw new IllegalStateException(NAME + ": group " + group.groupId + " counts "
-                        + group.keysWithEpoch + " keys but " + keysPerGroup.get(group)[0] + " carry its epoch");
+                        + group.keysWithEpoch + " keys but " + keysPerGroup.get(group.groupId)[0]
+                        + " carry its epoch");
             }
         }
     }

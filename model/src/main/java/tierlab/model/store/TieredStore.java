@@ -1413,13 +1413,17 @@ public final class TieredStore {
             now = Category.NONE;
         }
         if (slice.category != now) {
-            bytesByCategory.merge(slice.category, -laneBytes, Long::sum);
-            bytesByCategory.merge(now, laneBytes, Long::sum);
+            // NONE is not a bucket: a new slice enters from it and a freed one leaves to it.
+            if (slice.category != Category.NONE) {
+                bytesByCategory.merge(slice.category, -laneBytes, Long::sum);
+            }
+            if (now != Category.NONE) {
+                bytesByCategory.merge(now, laneBytes, Long::sum);
+            }
             slice.category = now;
         }
         if (now == Category.NONE) {
             slice.freed = true;
-            bytesByCategory.merge(Category.NONE, -laneBytes, Long::sum);
             slicesByPoolOffset.remove(slice.poolOffset);
             pool.release(slice.poolOffset, laneBytes);
             trace.record("free", slice.poolOffset);

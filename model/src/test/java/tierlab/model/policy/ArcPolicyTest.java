@@ -72,17 +72,35 @@ final class ArcPolicyTest extends ReplacementPolicyContract {
     }
 
     @Test
-    void aLoopSlightlyLargerThanTheCacheDrivesTheTargetUp() {
-        // A loop of capacity + 2 keys evicts each key from T1 just before it returns, so every miss
-        // after the first round is a B1 ghost hit and p must rise from 0.
+    void theTargetFollowsTheWorkloadFromRecencyToFrequencyAndBack() {
         int capacity = 20;
-        long[] loop = new long[(capacity + 2) * 10];
-        for (int i = 0; i < loop.length; i++) {
-            loop[i] = i % (capacity + 2);
-        }
         ArcPolicy policy = new ArcPolicy(capacity);
-        CacheReplay.run(policy, capacity, loop, true);
-        assertTrue(policy.targetT1Size() > 0, "p stayed at " + policy.targetT1Size());
+        // Phase 1: ten hot keys used twice settle in T2; p stays at 0 without ghost hits.
+        CacheReplay.run(policy, capacity, repeat(0, 10, 2), true);
+        assertEquals(0, policy.targetT1Size());
+
+        // Phase 2: a loop of 12 new keys through the 10 slots T1 has left. Each key returns just
+        // after it was evicted, so its miss hits B1: T1 was too small and p must rise.
+        CacheReplay.run(policy, capacity, repeat(100, 12, 10), true);
+        long targetAfterLoop = policy.targetT1Size();
+        assertTrue(targetAfterLoop >= 5, "p rose only to " + targetAfterLoop);
+
+        // Phase 3: the hot set returns. Growing T1 pushed some hot keys out of T2 into B2, so their
+        // misses hit B2 and p must fall again.
+        long hotKeysLost = java.util.stream.LongStream.range(0, 10).filter(key -> !policy.contains(key)).count();
+        assertTrue(hotKeysLost > 0, "phase 2 must have cost some hot keys");
+        CacheReplay.run(policy, capacity, repeat(0, 10, 5), true);
+        assertTrue(policy.targetT1Size() < targetAfterLoop,
+                "p stayed at " + policy.targetT1Size() + " after B2 hits");
+    }
+
+    /** {@code rounds} passes over the keys {@code firstKey} .. {@code firstKey + keys - 1}. */
+    private static long[] repeat(long firstKey, int keys, int rounds) {
+        long[] stream = new long[keys * rounds];
+        for (int i = 0; i < stream.length; i++) {
+            stream[i] = firstKey + i % keys;
+        }
+        return stream;
     }
 
     @Test

@@ -1,0 +1,633 @@
+package tierlab.model.sched;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import tierlab.model.KnownBug;
+import tierlab.model.io.IoCompletion;
+import tierlab.model.io.IoOp;
+import tierlab.model.store.LookupResult;
+import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.store.StoreEvent;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+
+/**
+ * A vLLM-like serving engine over the tiered store: arrivals, admission under {@code maxNumSeqs}
+ * and free GPU blocks, the prefetch window with parking, then per engine step load → compute →
+ * save → finish, with recompute preemption when decode runs out of GPU blocks.
+ *
+ * <p>Like the store it is a duty cycle: {@link #tick(long)} does whatever can be done now and
+ * returns; nothing blocks. The engine step waits for its loads and its compute as state
+ * ({@link StepPhase}), resumed by {@link #onCompletion}. Time is only ever a parameter.
+ */
+public final class EngineScheduler {
+
+    /** Where the engine's current step is. */
+    public enum StepPhase { IDLE, LOADING, COMPUTING }
+
+    enum Phase { WAITING, PREFETCHING, RUNNING, FINISHING, FINISHED }
+
+    static final class Request {
+        final RequestSpec spec;
+        Phase phase = Phase.WAITING;
+        long computedTokens;
+        long outputDone;
+        final List<Long> gpuBlocks = new ArrayList<>();
+        LookupResult hit;
+        boolean prefetched;
+        boolean prefetchReady;
+        boolean needsLoad;
+        boolean loading;
+        boolean acquiring;
+        boolean saveQueued;
+        boolean saveStaged;
+        boolean parkedNow;
+        long admittedNs = -1;
+        long firstTokenNs = -1;
+        int deferrals;
+        int preemptions;
+        HitClass admittedClass = HitClass.MISS;
+        long admittedHitTokens;
+
+        Request(RequestSpec spec) {
+            this.spec = spec;
+        }
+
+        long fullBlocks(int blockTokens) {
+            return spec.promptTokens() / blockTokens;
+        }
+    }
+
+    private final SchedulerSettings settings;
+    private final TieredStore store;
+    private final DecisionTrace trace;
+    private final int blockTokens;
+
+    private final TreeMap<Long, Request> requestsById = new TreeMap<>();
+    private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+    private final List<Request> running = new ArrayList<>();
+    private final ArrayDeque<Long> freeGpuBlocks = new ArrayDeque<>();
+    /** GPU blocks of preempted requests that a staging copy still reads; freed on SaveStaged. */
+    private final Map<Long, List<Long>> gpuBlocksHeldForStaging = new HashMap<>();
+    private final List<RequestOutcome> finished = new ArrayList<>();
+    private final ArrayDeque<IoOp> ownOps = new ArrayDeque<>();
+
+    private StepPhase stepPhase = StepPhase.IDLE;
+    private long computeTicket = -1;
+    private IoOp.Compute currentCompute;
+    private final List<Request> stepLoads = new ArrayList<>();
+    private int activePrefetches;
+    private long stepIndex;
+    private long prefetchCalls;
+    private long deferralCount;
+    private long preemptionCount;
+    private long computedPromptTokens;
+
+    public EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
+        this.settings = settings;
+        this.store = store;
+        this.trace = trace;
+        this.blockTokens = store.settings().geometry().blockTokens();
+        for (long block = 0; block < settings.gpuKvBlocks(); block++) {
+            freeGpuBlocks.addLast(block);
+        }
+    }
+
+    /** A request arrives now. */
+    public void submit(RequestSpec spec, long nowNs) {
+        if (requestsById.containsKey(spec.requestId())) {
+            throw new IllegalArgumentException("request " + spec.requestId() + " submitted twice");
+        }
+        long blocksNeeded = Math.ceilDiv(spec.promptTokens() + spec.outputTokens(), blockTokens);
+        if (blocksNeeded > settings.gpuKvBlocks()) {
+            throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded
+                    + " GPU blocks but gpuKvBlocks is " + settings.gpuKvBlocks());
+        }
+        Request request = new Request(spec);
+        requestsById.put(spec.requestId(), request);
+        waiting.addLast(request);
+        trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
+    }
+
+    /** Routes a completion: compute tickets are the engine's, everything else the store's. */
+    public void onCompletion(IoCompletion completion, long nowNs) {
+        if (completion.ticket() == computeTicket) {
+            finishCompute(nowNs);
+        } else {
+            store.onCompletion(completion, nowNs);
+        }
+        handleStoreEvents(nowNs);
+    }
+
+    /** Does everything that can be done now: store events, admission, and the next engine step. */
+    public void tick(long nowNs) {
+        handleStoreEvents(nowNs);
+        if (stepPhase == StepPhase.IDLE) {
+            admit(nowNs);
+            startStep(nowNs);
+        }
+        handleStoreEvents(nowNs);
+    }
+
+    /** Operations to perform: the store's and the engine's compute steps. */
+    public List<IoOp> drainOps() {
+        List<IoOp> ops = new ArrayList<>(store.drainOps());
+        ops.addAll(ownOps);
+        ownOps.clear();
+        return ops;
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    private void handleStoreEvents(long nowNs) {
+        for (StoreEvent event : store.drainEvents()) {
+            Request request = requestsById.get(event.requestId());
+            switch (event) {
+                case StoreEvent.AcquireDone done -> onAcquireDone(request, done.succeeded(), nowNs);
+                case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
+                case StoreEvent.SaveStaged staged -> onSaveStaged(event.requestId(), nowNs);
+            }
+        }
+    }
+
+    private void onAcquireDone(Request request, boolean succeeded, long nowNs) {
+        if (request == null || !request.acquiring) {
+            return;
+        }
+        request.acquiring = false;
+        if (request.phase == Phase.PREFETCHING) {
+            activePrefetches--;
+            trace.record("prefetch-done", request.spec.requestId(), succeeded ? 1 : 0);
+            if (succeeded) {
+                request.prefetchReady = true;
+            } else {
+                store.releaseLease(request.spec.requestId(), nowNs);
+                request.hit = null;
+            }
+            request.phase = Phase.WAITING;
+            waiting.addFirst(request);
+        } else if (request.phase == Phase.RUNNING) {
+            // Synchronous L2 path of a load (prefetch off).
+            if (succeeded) {
+                startLoad(request, nowNs);
+            } else {
+                store.releaseLease(request.spec.requestId(), nowNs);
+                request.needsLoad = false;
+                stepLoads.remove(request);
+                maybeCompute(nowNs);
+            }
+        }
+    }
+
+    private void onLoadDone(Request request, boolean succeeded, long nowNs) {
+        if (request == null || !request.loading) {
+            return;
+        }
+        request.loading = false;
+        request.needsLoad = false;
+        if (succeeded) {
+            request.computedTokens = request.hit.computedTokens() + request.hit.hitTokens();
+        } else {
+            // Fall back to recompute: the lease goes, the tokens are computed.
+            store.releaseLease(request.spec.requestId(), nowNs);
+            request.admittedHitTokens = 0;
+        }
+        trace.record("loaded", request.spec.requestId(), succeeded ? 1 : 0, request.computedTokens);
+        stepLoads.remove(request);
+        maybeCompute(nowNs);
+    }
+
+    private void onSaveStaged(long requestId, long nowNs) {
+        List<Long> held = gpuBlocksHeldForStaging.remove(requestId);
+        if (held != null) {
+            freeGpuBlocks.addAll(held);
+        }
+        Request request = requestsById.get(requestId);
+        if (request != null && request.saveQueued) {
+            request.saveStaged = true;
+            maybeFinish(request, nowNs);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Admission
+    // ------------------------------------------------------------------------------------------
+
+    private void admit(long nowNs) {
+        // The R13 ablation reads the prefetch count once per pass, as the buggy version did.
+        int prefetchesAtPassStart = activePrefetches;
+        List<Request> deferred = new ArrayList<>();
+        while (!waiting.isEmpty()) {
+            Request request = waiting.pollFirst();
+            long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+            if (running.size() >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
+                deferred.add(request);
+                break;
+            }
+            if (request.prefetchReady) {
+                request.prefetchReady = false;
+                if (request.hit != null && request.hit.computedTokens() == request.computedTokens) {
+                    request.prefetched = true;
+                    admitRunning(request, request.hit, nowNs);
+                    continue;
+                }
+                // The computed prefix changed while parked: drop the parked result and its lease.
+                store.releaseLease(request.spec.requestId(), nowNs);
+                request.hit = null;
+            }
+            LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
+                    request.spec.promptTokens(), nowNs);
+            HitClass hitClass = hit.hitClass();
+            boolean l1Bypass = hitClass == HitClass.L1 && settings.allL1Bypass();
+            if (hitClass == HitClass.MISS) {
+                admitRunning(request, null, nowNs);
+            } else if (hitClass == HitClass.L1 && hit.leaseStatus() == LookupResult.LeaseStatus.ADMISSION_WAIT) {
+                deferred.add(request);
+            } else if (l1Bypass || !settings.prefetchEnabled()) {
+                admitRunning(request, hit, nowNs);
+            } else {
+                int active = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
+                if (active >= settings.prefetchMaxRequests()) {
+                    if (!request.parkedNow) {
+                        request.parkedNow = true;
+                        request.deferrals++;
+                        deferralCount++;
+                        trace.record("park", request.spec.requestId());
+                    }
+                    if (hitClass == HitClass.L1) {
+                        store.releaseLease(request.spec.requestId(), nowNs);
+                    }
+                    deferred.add(request);
+                    continue;
+                }
+                startPrefetch(request, hit, nowNs);
+            }
+        }
+        for (int i = deferred.size() - 1; i >= 0; i--) {
+            waiting.addFirst(deferred.get(i));
+        }
+    }
+
+    private void startPrefetch(Request request, LookupResult hit, long nowNs) {
+        request.parkedNow = false;
+        TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), hit, nowNs);
+        prefetchCalls++;
+        trace.record("prefetch", request.spec.requestId(), outcome.ordinal());
+        request.hit = hit;
+        switch (outcome) {
+            case READY -> {
+                request.prefetched = true;
+                admitRunning(request, hit, nowNs);
+            }
+            case PROMOTING -> {
+                request.phase = Phase.PREFETCHING;
+                request.acquiring = true;
+                activePrefetches++;
+            }
+            case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> waiting.addLast(request);
+        }
+    }
+
+    private void admitRunning(Request request, LookupResult hit, long nowNs) {
+        request.parkedNow = false;
+        request.phase = Phase.RUNNING;
+        request.hit = hit;
+        if (request.admittedNs < 0) {
+            request.admittedNs = nowNs;
+        }
+        request.admittedClass = hit == null ? HitClass.MISS : hit.hitClass();
+        request.admittedHitTokens = hit == null ? 0 : hit.hitTokens();
+        long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+        while (request.gpuBlocks.size() < needBlocks) {
+            request.gpuBlocks.add(freeGpuBlocks.pollFirst());
+        }
+        request.needsLoad = hit != null && hit.isHit();
+        running.add(request);
+        trace.record("admit", request.spec.requestId(), request.admittedClass.ordinal(), request.admittedHitTokens);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // The engine step
+    // ------------------------------------------------------------------------------------------
+
+    private void startStep(long nowNs) {
+        if (running.isEmpty()) {
+            return;
+        }
+        stepLoads.clear();
+        for (Request request : running) {
+            if (request.needsLoad && !request.loading && !request.acquiring) {
+                stepLoads.add(request);
+            }
+        }
+        stepPhase = StepPhase.LOADING;
+        for (Request request : new ArrayList<>(stepLoads)) {
+            if (store.hasLease(request.spec.requestId())) {
+                startLoad(request, nowNs);
+            } else {
+                // Prefetch off: read the L2 misses now, stalling this step.
+                TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), request.hit, nowNs);
+                switch (outcome) {
+                    case READY -> startLoad(request, nowNs);
+                    case PROMOTING -> request.acquiring = true;
+                    case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
+                        // No lease to be had now: compute instead of waiting on other requests' leases.
+                        request.needsLoad = false;
+                        request.admittedHitTokens = 0;
+                        stepLoads.remove(request);
+                    }
+                }
+            }
+        }
+        maybeCompute(nowNs);
+    }
+
+    private void startLoad(Request request, long nowNs) {
+        int firstBlock = request.hit.startBlock();
+        List<Long> targets = request.gpuBlocks.subList(firstBlock, firstBlock + request.hit.hitBlocks());
+        TieredStore.LoadOutcome outcome = store.load(request.spec.requestId(), new ArrayList<>(targets), nowNs);
+        if (outcome == TieredStore.LoadOutcome.STARTED) {
+            request.loading = true;
+        } else {
+            request.needsLoad = false;
+            request.admittedHitTokens = 0;
+            store.releaseLease(request.spec.requestId(), nowNs);
+            stepLoads.remove(request);
+        }
+    }
+
+    /** Once every load of the step has landed, run the forward pass over the batch. */
+    private void maybeCompute(long nowNs) {
+        if (stepPhase != StepPhase.LOADING || !stepLoads.isEmpty()) {
+            return;
+        }
+        List<IoOp.ComputeItem> items = new ArrayList<>();
+        long budget = settings.maxBatchedTokens();
+        // Decode first: one token each, growing the KV by a block when needed (preempting if none is free).
+        for (Request request : new ArrayList<>(running)) {
+            if (request.computedTokens < request.spec.promptTokens() || request.phase != Phase.RUNNING
+                    || request.outputDone >= request.spec.outputTokens() || budget == 0) {
+                continue;
+            }
+            long kvTokens = request.spec.promptTokens() + request.outputDone;
+            if (kvTokens + 1 > (long) request.gpuBlocks.size() * blockTokens && !growOrPreempt(request, nowNs)) {
+                continue;
+            }
+            items.add(new IoOp.ComputeItem(request.spec.requestId(), 1, kvTokens, List.of()));
+            budget--;
+        }
+        for (Request request : running) {
+            if (budget == 0) {
+                break;
+            }
+            if (request.phase != Phase.RUNNING || request.needsLoad || request.computedTokens >= request.spec.promptTokens()) {
+                continue;
+            }
+            long chunk = Math.min(budget, request.spec.promptTokens() - request.computedTokens);
+            List<IoOp.GpuBlockWrite> completed = new ArrayList<>();
+            long fullBlocks = request.fullBlocks(blockTokens);
+            for (long b = request.computedTokens / blockTokens; b < fullBlocks; b++) {
+                if ((b + 1) * blockTokens > request.computedTokens + chunk) {
+                    break;
+                }
+                if ((b + 1) * blockTokens > request.computedTokens) {
+                    completed.add(new IoOp.GpuBlockWrite(request.gpuBlocks.get((int) b), request.spec.chain().get((int) b)));
+                }
+            }
+            items.add(new IoOp.ComputeItem(request.spec.requestId(), chunk, request.computedTokens, completed));
+            budget -= chunk;
+        }
+        if (items.isEmpty()) {
+            stepPhase = StepPhase.IDLE;
+            return;
+        }
+        computeTicket = store.newTicket();
+        currentCompute = new IoOp.Compute(computeTicket, stepIndex++, items);
+        ownOps.addLast(currentCompute);
+        stepPhase = StepPhase.COMPUTING;
+        trace.record("step", currentCompute.stepIndex(), items.size(), currentCompute.newTokens());
+    }
+
+    private boolean growOrPreempt(Request request, long nowNs) {
+        while (freeGpuBlocks.isEmpty()) {
+            Request victim = running.get(running.size() - 1);
+            preempt(victim, nowNs);
+            if (victim == request) {
+                return false;
+            }
+        }
+        request.gpuBlocks.add(freeGpuBlocks.pollFirst());
+        return true;
+    }
+
+    /**
+     * Recompute preemption: the request loses its GPU blocks and its lease and goes back to the
+     * front of the queue. Its queued saves are cancelled so that none of them copies GPU blocks
+     * the engine hands to someone else (R10); blocks under an in-flight staging copy are held
+     * until the copy lands.
+     */
+    private void preempt(Request request, long nowNs) {
+        running.remove(request);
+        stepLoads.remove(request);
+        request.preemptions++;
+        preemptionCount++;
+        store.releaseLease(request.spec.requestId(), nowNs);
+        boolean copying = store.cancelSaves(request.spec.requestId(), nowNs);
+        if (copying && !store.settings().has(KnownBug.R10_SAVE_AFTER_PREEMPT)) {
+            gpuBlocksHeldForStaging.computeIfAbsent(request.spec.requestId(), r -> new ArrayList<>()).addAll(request.gpuBlocks);
+        } else {
+            freeGpuBlocks.addAll(request.gpuBlocks);
+        }
+        request.gpuBlocks.clear();
+        request.computedTokens = 0;
+        request.outputDone = 0;
+        request.hit = null;
+        request.needsLoad = false;
+        request.loading = false;
+        request.acquiring = false;
+        request.saveQueued = false;
+        request.saveStaged = false;
+        request.phase = Phase.WAITING;
+        waiting.addFirst(request);
+        trace.record("preempt", request.spec.requestId());
+    }
+
+    /** Preempts a running request by id (a test or fault campaign asks); false if it is not running. */
+    public boolean preempt(long requestId, long nowNs) {
+        Request request = requestsById.get(requestId);
+        if (request == null || request.phase != Phase.RUNNING || request.loading || request.acquiring) {
+            return false;
+        }
+        preempt(request, nowNs);
+        return true;
+    }
+
+    private void finishCompute(long nowNs) {
+        IoOp.Compute compute = currentCompute;
+        currentCompute = null;
+        computeTicket = -1;
+        stepPhase = StepPhase.IDLE;
+        for (IoOp.ComputeItem item : compute.items()) {
+            Request request = requestsById.get(item.requestId());
+            if (request.phase != Phase.RUNNING) {
+                continue;
+            }
+            if (request.computedTokens < request.spec.promptTokens()) {
+                request.computedTokens += item.newTokens();
+                computedPromptTokens += item.newTokens();
+                if (request.computedTokens == request.spec.promptTokens()) {
+                    // Prefill done: the first output token exists now, and the new KV is saved.
+                    request.outputDone = 1;
+                    if (request.firstTokenNs < 0) {
+                        request.firstTokenNs = nowNs;
+                    }
+                    enqueueSave(request, nowNs);
+                }
+            } else {
+                request.outputDone++;
+            }
+            maybeFinish(request, nowNs);
+        }
+        trace.record("step-done", compute.stepIndex());
+    }
+
+    private void enqueueSave(Request request, long nowNs) {
+        int fullBlocks = (int) request.fullBlocks(blockTokens);
+        request.saveQueued = true;
+        if (fullBlocks == 0) {
+            request.saveStaged = true;
+            return;
+        }
+        TieredStore.SaveOutcome outcome = store.enqueueSave(request.spec.requestId(), request.spec.chain(), 0, fullBlocks,
+                request.gpuBlocks.subList(0, fullBlocks), nowNs);
+        if (outcome.blocksQueued() == 0) {
+            request.saveStaged = true;
+        }
+    }
+
+    private void maybeFinish(Request request, long nowNs) {
+        if (request.phase != Phase.RUNNING || request.outputDone < request.spec.outputTokens()
+                || !request.saveQueued || !request.saveStaged) {
+            return;
+        }
+        running.remove(request);
+        request.phase = Phase.FINISHED;
+        store.releaseLease(request.spec.requestId(), nowNs);
+        freeGpuBlocks.addAll(request.gpuBlocks);
+        request.gpuBlocks.clear();
+        finished.add(new RequestOutcome(request.spec.requestId(), request.spec.arrivalNs(), request.admittedNs,
+                request.firstTokenNs, nowNs, request.spec.promptTokens(), request.spec.outputTokens(),
+                request.admittedClass, request.admittedHitTokens, request.deferrals, request.preemptions, request.prefetched));
+        trace.record("finish", request.spec.requestId(), nowNs);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Queries and invariants
+    // ------------------------------------------------------------------------------------------
+
+    public List<RequestOutcome> finished() {
+        return List.copyOf(finished);
+    }
+
+    public boolean allFinished() {
+        for (Request request : requestsById.values()) {
+            if (request.phase != Phase.FINISHED) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public StepPhase stepPhase() {
+        return stepPhase;
+    }
+
+    public int activePrefetches() {
+        return activePrefetches;
+    }
+
+    public long prefetchCalls() {
+        return prefetchCalls;
+    }
+
+    public long deferrals() {
+        return deferralCount;
+    }
+
+    public long preemptions() {
+        return preemptionCount;
+    }
+
+    public long computedPromptTokens() {
+        return computedPromptTokens;
+    }
+
+    public int runningCount() {
+        return running.size();
+    }
+
+    public int waitingCount() {
+        return waiting.size();
+    }
+
+    public long freeGpuBlockCount() {
+        return freeGpuBlocks.size();
+    }
+
+    public TieredStore store() {
+        return store;
+    }
+
+    /** Finished request ids in ascending order (for tests). */
+    public List<Long> finishedIds() {
+        List<Long> ids = new ArrayList<>();
+        for (RequestOutcome outcome : finished) {
+            ids.add(outcome.requestId());
+        }
+        return ids;
+    }
+
+    /**
+     * I5 and the scheduler's own bookkeeping, then the store's invariants. Throws
+     * IllegalStateException naming the broken rule.
+     */
+    public void checkInvariants() {
+        int prefetching = 0;
+        long heldBlocks = 0;
+        for (Request request : requestsById.values()) {
+            if (request.phase == Phase.PREFETCHING) {
+                prefetching++;
+            }
+            heldBlocks += request.gpuBlocks.size();
+        }
+        for (List<Long> held : gpuBlocksHeldForStaging.values()) {
+            heldBlocks += held.size();
+        }
+        if (prefetching != activePrefetches) {
+            throw new IllegalStateException("I5: " + prefetching + " requests prefetching but the count says " + activePrefetches);
+        }
+        if (activePrefetches > settings.prefetchMaxRequests()) {
+            throw new IllegalStateException("I5: " + activePrefetches + " active prefetches exceed prefetchMaxRequests "
+                    + settings.prefetchMaxRequests());
+        }
+        if (heldBlocks + freeGpuBlocks.size() != settings.gpuKvBlocks()) {
+            throw new IllegalStateException("GPU blocks: " + heldBlocks + " held + " + freeGpuBlocks.size()
+                    + " free != gpuKvBlocks " + settings.gpuKvBlocks());
+        }
+        if (running.size() > settings.maxNumSeqs()) {
+            throw new IllegalStateException("running " + running.size() + " > maxNumSeqs " + settings.maxNumSeqs());
+        }
+        for (Iterator<Request> it = waiting.iterator(); it.hasNext(); ) {
+            Request request = it.next();
+            if (request.phase != Phase.WAITING) {
+                throw new IllegalStateException("request " + request.spec.requestId() + " is queued but " + request.phase);
+            }
+        }
+        store.checkInvariants();
+    }
+}

@@ -1,0 +1,40 @@
+package tierlab.model.sched;
+
+import tierlab.model.Settings;
+
+/**
+ * Knobs of the vLLM-like engine step loop.
+ *
+ * @param maxNumSeqs           most requests running at once (vLLM {@code max_num_seqs})
+ * @param maxBatchedTokens     token budget of one engine step (decode tokens first, then prefill chunks)
+ * @param gpuKvBlocks          GPU KV-cache blocks of {@code blockTokens} tokens each
+ * @param prefetchMaxRequests  most concurrent prefetches of mixed/L2 hits [2]; 0 turns prefetch off
+ * @param allL1Bypass          L1 hits are admitted at once and never count against the prefetch bound [true]
+ */
+public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
+                                boolean allL1Bypass) {
+
+    public SchedulerSettings {
+        Settings.positive("maxNumSeqs", maxNumSeqs);
+        Settings.positive("maxBatchedTokens", maxBatchedTokens);
+        Settings.positive("gpuKvBlocks", gpuKvBlocks);
+        Settings.nonNegative("prefetchMaxRequests", prefetchMaxRequests);
+    }
+
+    /** vLLM-like defaults: 256 sequences, 8192 tokens per step, prefetch bound 2 with the L1 bypass. */
+    public static SchedulerSettings defaults(long gpuKvBlocks) {
+        return new SchedulerSettings(256, 8192, gpuKvBlocks, 2, true);
+    }
+
+    public SchedulerSettings withConcurrency(int newMaxNumSeqs) {
+        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass);
+    }
+
+    public SchedulerSettings withPrefetch(int newPrefetchMaxRequests, boolean newAllL1Bypass) {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass);
+    }
+
+    public boolean prefetchEnabled() {
+        return prefetchMaxRequests > 0;
+    }
+}

@@ -1,0 +1,204 @@
+package tierlab.model.store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.geometry.ModelShape;
+import tierlab.model.io.IoCompletion;
+import tierlab.model.io.IoOp;
+import tierlab.model.io.PayloadLedger;
+import tierlab.model.trace.DecisionTrace;
+
+/**
+ * Drives a {@link TieredStore} by hand: collects the operations it emits, completes them in the
+ * order a test chooses, follows payloads through a {@link PayloadLedger}, and checks the store's
+ * invariants after every step.
+ */
+final class StoreHarness {
+    /** A tiny model: 512 B per token, 16-token blocks of 8 KiB, so tests stay small and fast. */
+    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
+    static final long BLOCK = 16 * 512;
+
+    final TieredStore store;
+    final PayloadLedger ledger;
+    final List<IoOp> pending = new ArrayList<>();
+    final DecisionTrace trace;
+    long nowNs;
+    boolean checkEveryStep = true;
+
+    StoreHarness(StoreSettings settings) {
+        this(new TieredStore(settings, new DecisionTrace(64, null)));
+    }
+
+    StoreHarness(TieredStore store) {
+        this(store, new PayloadLedger(store.settings().geometry().laneBytes(), store.settings().geometry().tp()));
+    }
+
+    StoreHarness(TieredStore store, PayloadLedger ledger) {
+        this.store = store;
+        this.ledger = ledger;
+        this.trace = store.trace();
+        collect();
+    }
+
+    static Geometry geometry(int tp) {
+        return new Geometry(TINY, 16, tp);
+    }
+
+    static StoreSettings settings(long l1Blocks, long l2Blocks) {
+        return StoreSettings.defaults(geometry(1), l1Blocks * BLOCK, l2Blocks * BLOCK);
+    }
+
+    static StoreSettings settings(long l1Blocks, long l2Blocks, int tp) {
+        return StoreSettings.defaults(geometry(tp), l1Blocks * BLOCK, l2Blocks * BLOCK);
+    }
+
+    /** A chain of n keys under a name, so different names give unrelated prompts. */
+    static List<BlockKey> chain(String name, int n) {
+        List<BlockKey> keys = new ArrayList<>();
+        BlockKey parent = BlockKey.ROOT;
+        for (int i = 0; i < n; i++) {
+            parent = BlockKey.fromTraceId(parent, name.hashCode(), i);
+            keys.add(parent);
+        }
+        return keys;
+    }
+
+    static List<Long> gpuBlocks(long first, int n) {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ids.add(first + i);
+        }
+        return ids;
+    }
+
+    void collect() {
+        pending.addAll(store.drainOps());
+    }
+
+    void check() {
+        if (checkEveryStep) {
+            store.checkInvariants();
+        }
+    }
+
+    /** Puts a request's freshly computed KV in GPU blocks, as a compute step would. */
+    void computeOnGpu(List<BlockKey> chain, List<Long> gpuBlockIds) {
+        List<IoOp.GpuBlockWrite> writes = new ArrayList<>();
+        for (int i = 0; i < chain.size(); i++) {
+            writes.add(new IoOp.GpuBlockWrite(gpuBlockIds.get(i), chain.get(i)));
+        }
+        ledger.apply(new IoOp.Compute(-1, -1, List.of(new IoOp.ComputeItem(-1, chain.size() * 16L, 0, writes))), true);
+    }
+
+    /** Computes the chain on GPU blocks and queues its save. */
+    TieredStore.SaveOutcome save(long requestId, List<BlockKey> chain, long firstGpuBlock) {
+        List<Long> gpu = gpuBlocks(firstGpuBlock, chain.size());
+        computeOnGpu(chain, gpu);
+        TieredStore.SaveOutcome outcome = store.enqueueSave(requestId, chain, 0, chain.size(), gpu, nowNs);
+        collect();
+        check();
+        return outcome;
+    }
+
+    <T extends IoOp> List<T> pendingOf(Class<T> type) {
+        List<T> ops = new ArrayList<>();
+        for (IoOp op : pending) {
+            if (type.isInstance(op)) {
+                ops.add(type.cast(op));
+            }
+        }
+        return ops;
+    }
+
+    <T extends IoOp> T first(Class<T> type) {
+        for (IoOp op : pending) {
+            if (type.isInstance(op)) {
+                return type.cast(op);
+            }
+        }
+        throw new AssertionError("no pending " + type.getSimpleName() + " in " + pending);
+    }
+
+    IoOp first(Predicate<IoOp> which) {
+        for (IoOp op : pending) {
+            if (which.test(op)) {
+                return op;
+            }
+        }
+        throw new AssertionError("no pending op matches in " + pending);
+    }
+
+    void complete(IoOp op) {
+        finish(op, true);
+    }
+
+    void fail(IoOp op) {
+        finish(op, false);
+    }
+
+    private void finish(IoOp op, boolean succeeded) {
+        if (!pending.remove(op)) {
+            throw new AssertionError("op not pending: " + op);
+        }
+        nowNs += 1_000;
+        ledger.apply(op, succeeded);
+        store.onCompletion(succeeded ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"), nowNs);
+        collect();
+        check();
+    }
+
+    /** Completes pending operations first-in-first-out until none is left. */
+    void drain() {
+        int guard = 0;
+        while (!pending.isEmpty()) {
+            complete(pending.get(0));
+            if (++guard > 1_000_000) {
+                throw new AssertionError("no quiescence");
+            }
+        }
+    }
+
+    List<StoreEvent> events() {
+        return store.drainEvents();
+    }
+
+    LookupResult lookup(long requestId, List<BlockKey> chain) {
+        LookupResult result = store.lookup(requestId, chain, 0, chain.size() * 16L + 1, nowNs);
+        collect();
+        check();
+        return result;
+    }
+
+    TieredStore.AcquireOutcome acquire(long requestId, LookupResult hit) {
+        TieredStore.AcquireOutcome outcome = store.acquire(requestId, hit, nowNs);
+        collect();
+        check();
+        return outcome;
+    }
+
+    TieredStore.LoadOutcome load(long requestId, long firstGpuBlock, int blocks) {
+        TieredStore.LoadOutcome outcome = store.load(requestId, gpuBlocks(firstGpuBlock, blocks), nowNs);
+        collect();
+        check();
+        return outcome;
+    }
+
+    void release(long requestId) {
+        store.releaseLease(requestId, nowNs);
+        collect();
+        check();
+    }
+
+    /** Unit offsets of a chain's blocks as the index has them now (lane 0). */
+    List<Long> unitsOf(List<BlockKey> chain) {
+        List<Long> units = new ArrayList<>();
+        for (BlockKey key : chain) {
+            var entry = store.index().entry(key);
+            units.add(entry == null ? -1 : store.unitOffset(entry.slot(), 0));
+        }
+        return units;
+    }
+}
