@@ -74,7 +74,7 @@ public final class L1Pool {
     /** Returns a range (all or part of an earlier allocation) and merges it with free neighbours. */
     public void release(long offset, long bytes) {
         long rounded = Settings.roundUpToPage(bytes);
-        if (offset < 0 || offset % Settings.PAGE_BYTES != 0 || offset + rounded > capacityBytes) {
+        if (bytes <= 0 || offset < 0 || offset % Settings.PAGE_BYTES != 0 || offset + rounded > capacityBytes) {
             throw new IllegalStateException("release of [" + offset + ", +" + rounded + ") is outside the pool");
         }
         Map.Entry<Long, Long> below = freeRanges.floorEntry(offset);

@@ -67,7 +67,7 @@ public final class L2Index {
     }
 
     public L2Index(int slotCount, int tp, boolean visibleAfterFirstLane) {
-        this.tp = tp;
+        this.tp = (int) tierlab.model.Settings.positive("tp", tp);
         this.allLanesMask = (1 << tp) - 1;
         this.visibleAfterFirstLane = visibleAfterFirstLane;
         if (tp > 30) {

@@ -265,7 +265,9 @@ public final class EngineScheduler {
                     deferred.add(request);
                     continue;
                 }
-                startPrefetch(request, hit, nowNs);
+                if (!startPrefetch(request, hit, nowNs)) {
+                    deferred.add(request);
+                }
             }
         }
         for (int i = deferred.size() - 1; i >= 0; i--) {
@@ -273,7 +275,8 @@ public final class EngineScheduler {
         }
     }
 
-    private void startPrefetch(Request request, LookupResult hit, long nowNs) {
+    /** Starts a prefetch; false when the lease must wait for admission (the request stays queued). */
+    private boolean startPrefetch(Request request, LookupResult hit, long nowNs) {
         request.parkedNow = false;
         TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), hit, nowNs);
         prefetchCalls++;
@@ -289,8 +292,12 @@ public final class EngineScheduler {
                 request.acquiring = true;
                 activePrefetches++;
             }
-            case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> waiting.addLast(request);
+            case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
+                request.hit = null;
+                return false;
+            }
         }
+        return true;
     }
 
     private void admitRunning(Request request, LookupResult hit, long nowNs) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 final class ArcPolicyTest extends ReplacementPolicyContract {
@@ -87,7 +88,7 @@ final class ArcPolicyTest extends ReplacementPolicyContract {
 
         // Phase 3: the hot set returns. Growing T1 pushed some hot keys out of T2 into B2, so their
         // misses hit B2 and p must fall again.
-        long hotKeysLost = java.util.stream.LongStream.range(0, 10).filter(key -> !policy.contains(key)).count();
+        long hotKeysLost = LongStream.range(0, 10).filter(key -> !policy.contains(key)).count();
         assertTrue(hotKeysLost > 0, "phase 2 must have cost some hot keys");
         CacheReplay.run(policy, capacity, repeat(0, 10, 5), true);
         assertTrue(policy.targetT1Size() < targetAfterLoop,

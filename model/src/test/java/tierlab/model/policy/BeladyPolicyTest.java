@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
@@ -53,7 +54,7 @@ final class BeladyPolicyTest extends ReplacementPolicyContract {
                 streamsWhereChoiceMattered++;
             }
             ReplayResult belady = CacheReplay.run(new BeladyPolicy(stream), capacity, stream, true);
-            assertEquals(optimum, belady.hits(), "stream " + java.util.Arrays.toString(stream)
+            assertEquals(optimum, belady.hits(), "stream " + Arrays.toString(stream)
                     + ", capacity " + capacity);
         }
         assertTrue(streamsWhereChoiceMattered > 50, "the brute force must face real eviction choices");

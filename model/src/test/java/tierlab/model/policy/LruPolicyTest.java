@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ final class LruPolicyTest extends ReplacementPolicyContract {
         assertEquals(2, policy.selectVictim(key -> true));
         // A held least-recent key is skipped, not evicted, and the next one in recency order goes.
         assertEquals(3, policy.selectVictim(key -> key != 2));
-        assertEquals(java.util.List.of(2L, 3L, 1L), drain(policy, key -> true));
+        assertEquals(List.of(2L, 3L, 1L), drain(policy, key -> true));
     }
 
     @Test

@@ -109,4 +109,22 @@ final class S3FifoPolicyTest extends ReplacementPolicyContract {
         assertEquals(ReplacementPolicy.NO_VICTIM, policy.selectVictim(key -> key > 10));
         policy.checkInvariants();
     }
+
+    @Test
+    void aUsedSmallKeyIsFoundEvenWhenMainHasNothingEvictable() {
+        S3FifoPolicy policy = new S3FifoPolicy(100);
+        for (long key = 1; key <= 2; key++) {
+            policy.onInsert(key, 0, 0);
+            policy.onRemove(key);
+            policy.onInsert(key, 0, 0);
+        }
+        policy.onInsert(50, 0, 0);
+        policy.onAccess(50);
+        // Small (1 key) is below its target of 10, so main is searched first and holds nothing
+        // evictable; small's only key is used, so the search of small promotes it to main instead
+        // of evicting it. It is still the one evictable key and must be found there.
+        assertEquals(50, policy.selectVictim(key -> key == 50));
+        assertTrue(policy.isInMainQueue(50));
+        policy.checkInvariants();
+    }
 }
