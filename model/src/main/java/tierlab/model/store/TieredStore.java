@@ -1676,6 +1676,12 @@ public final class TieredStore {
                         throw new IllegalStateException("I3: lease " + lease.leaseId + " holds a slice that was freed");
                     }
                     refs[0]++;
+                    // R4: no store publishes over a range a lease still holds.
+                    Slice residentNow = residentByUnit.get(leaseUnit.unit);
+                    if (residentNow != null && residentNow != leaseUnit.slice) {
+                        throw new IllegalStateException("R4: unit " + leaseUnit.unit + " is leased by request "
+                                + lease.requestId + " but another slice was published over it");
+                    }
                 }
             }
             if (promoting != lease.promotingUnits || failed != lease.failedUnits) {
