@@ -250,24 +250,24 @@ public final class TieredStore {
     private final TreeMap<Long, Slice> slicesByPoolOffset = new TreeMap<>();
     private final EnumMap<Category, Long> bytesByCategory = new EnumMap<>(Category.class);
     /** The L1 index: unit → resident slice. */
-    private final Map<Long, Slice> residentByUnit = new HashMap<>();
+    private final DenseUnitMap<Slice> residentByUnit;
     /** Resident units inserted as headroom entries, oldest first; evicted before policy victims. */
     private final LinkedHashSet<Long> headroomUnits = new LinkedHashSet<>();
 
     private final TreeMap<Long, Lease> leasesById = new TreeMap<>();
     private final Map<Long, Lease> leaseByRequest = new HashMap<>();
     /** How many unreleased lease ranges cover each unit: a store overlapping any of them waits. */
-    private final Map<Long, Integer> leasedUnitCounts = new HashMap<>();
+    private final int[] leasedUnitCounts;
     private long leasedRemainingBytes;
 
-    private final Map<Long, Promotion> promotionByUnit = new HashMap<>();
+    private final DenseUnitMap<Promotion> promotionByUnit;
     private final ArrayDeque<Promotion> promotionsWaitingForSpace = new ArrayDeque<>();
     private final Map<Long, List<Promotion>> promotionsWaitingForWrite = new HashMap<>();
     private final List<Promotion> readyReads = new ArrayList<>();
 
     private final Map<Long, ArrayDeque<WriteOp>> pendingWritesByUnit = new HashMap<>();
     private long storeEpoch;
-    private final Map<Long, Long> lastStoreEpochByUnit = new HashMap<>();
+    private final long[] lastStoreEpochByUnit;
 
     private final ArrayDeque<StoreBatch> storeQueue = new ArrayDeque<>();
     private final List<StoreBatch> storesWaitingForLeasesAfterCopy = new ArrayList<>();
@@ -306,6 +306,15 @@ public final class TieredStore {
         for (Category category : Category.values()) {
             bytesByCategory.put(category, 0L);
         }
+        int unitCount = Math.toIntExact((long) slotCount * tp);
+        this.residentByUnit = new DenseUnitMap<>(laneBytes, unitCount);
+        this.promotionByUnit = new DenseUnitMap<>(laneBytes, unitCount);
+        this.leasedUnitCounts = new int[unitCount];
+        this.lastStoreEpochByUnit = new long[unitCount];
+    }
+
+    private int unitIndex(long unit) {
+        return (int) (unit / laneBytes);
     }
 
     /**
@@ -472,7 +481,7 @@ public final class TieredStore {
             long unit = units.get(i);
             LeaseUnit leaseUnit = new LeaseUnit(lease, unit, expected.get(i), startBlock + i / tp);
             lease.units.add(leaseUnit);
-            leasedUnitCounts.merge(unit, 1, Integer::sum);
+            leasedUnitCounts[unitIndex(unit)]++;
             leasedRemainingBytes += laneBytes;
             Slice slice = residentByUnit.get(unit);
             if (slice != null && leaseUnit.expected.equals(slice.content)) {
@@ -562,7 +571,7 @@ public final class TieredStore {
         leaseUnit.state = UnitState.RELEASED;
         leaseUnit.slice = null;
         leaseUnit.promotion = null;
-        leasedUnitCounts.computeIfPresent(leaseUnit.unit, (unit, n) -> n == 1 ? null : n - 1);
+        leasedUnitCounts[unitIndex(leaseUnit.unit)]--;
         leasedRemainingBytes -= laneBytes;
     }
 
@@ -675,7 +684,7 @@ public final class TieredStore {
         }
         Slice slice = promotion.slice;
         Slice residentNow = residentByUnit.get(promotion.unit);
-        long lastStore = lastStoreEpochByUnit.getOrDefault(promotion.unit, 0L);
+        long lastStore = lastStoreEpochByUnit[unitIndex(promotion.unit)];
         boolean stale = residentNow != null || lastStore > promotion.epochAtReservation;
         if (stale && !settings.has(KnownBug.R1_PUBLISH_STALE_PROMOTION)) {
             count(StoreCounter.PROMOTIONS_STALE, 1);
@@ -1019,7 +1028,7 @@ public final class TieredStore {
             return false;
         }
         for (int slot : batch.slots) {
-            if (leasedUnitCounts.containsKey(unitOffset(slot, batch.lane))) {
+            if (leasedUnitCounts[unitIndex(unitOffset(slot, batch.lane))] > 0) {
                 return true;
             }
         }
@@ -1176,7 +1185,7 @@ public final class TieredStore {
             int i = keptIndex.get(k);
             Slice slice = kept.get(k);
             long epoch = ++storeEpoch;
-            lastStoreEpochByUnit.put(slice.unit, epoch);
+            lastStoreEpochByUnit[unitIndex(slice.unit)] = epoch;
             slice.reserved = false;
             slice.content = new Content(batch.keys.get(i), batch.lane);
             boolean reallocated = ring.ownerOf(batch.slots.get(i)) != batch.runId;
@@ -1542,7 +1551,7 @@ public final class TieredStore {
 
     /** Resident units in ascending order. */
     public List<Long> residentUnits() {
-        return new ArrayList<>(new java.util.TreeSet<>(residentByUnit.keySet()));
+        return residentByUnit.keys();
     }
 
     public int residentCount() {
@@ -1647,10 +1656,10 @@ public final class TieredStore {
         }
         // I2: the L1 index maps each unit to one resident slice; headroom and policy partition it.
         long headroomSeen = 0;
-        for (Map.Entry<Long, Slice> entry : residentByUnit.entrySet()) {
-            Slice slice = entry.getValue();
-            if (!slice.resident || slice.unit != entry.getKey() || slice.freed) {
-                throw new IllegalStateException("I2: L1 index entry for unit " + entry.getKey() + " is not a live resident slice");
+        for (long unit : residentByUnit.keys()) {
+            Slice slice = residentByUnit.get(unit);
+            if (!slice.resident || slice.unit != unit || slice.freed) {
+                throw new IllegalStateException("I2: L1 index entry for unit " + unit + " is not a live resident slice");
             }
             if (slice.headroom != headroomUnits.contains(slice.unit) || slice.headroom == policy.contains(slice.unit)) {
                 throw new IllegalStateException("I2: unit " + slice.unit + " must be in exactly one of headroom and policy");

@@ -1,0 +1,164 @@
+package tierlab.experiments;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import org.knowm.xchart.XYChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import tierlab.model.policy.Policies;
+
+/**
+ * {@code tierlab demo}: the block-level miss-ratio curve of a Mooncake trace for every registered
+ * policy (E4 in shared/spec/EXPERIMENTS.md, cache level only): a CSV, a PNG and an SVG chart and
+ * a Markdown report, written into the output folder all at once or not at all.
+ */
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Replays a Mooncake trace's block references through every replacement policy at several",
+            "L1 capacities and writes the miss-ratio curves: miss-ratio.csv, miss-ratio.png,",
+            "miss-ratio.svg and report.md in the output folder (replaced whole, never half-written)."})
+public final class DemoCommand implements Callable<Integer> {
+
+    public static final String DEFAULT_TRACE = "../shared/data/mooncake_synthetic_trace.jsonl";
+    public static final String DEFAULT_OUT = "out/demo";
+    public static final String DEFAULT_CAPACITIES = "1000,2000,4000,8000,16000,32000";
+
+    public static final String CSV_FILE = "miss-ratio.csv";
+    public static final String PNG_FILE = "miss-ratio.png";
+    public static final String SVG_FILE = "miss-ratio.svg";
+    public static final String REPORT_FILE = "report.md";
+    /** Everything the demo writes; an existing output folder may hold these and nothing else. */
+    public static final Set<String> OUTPUT_FILES = Set.of(CSV_FILE, PNG_FILE, SVG_FILE, REPORT_FILE);
+
+    public static final String CHART_TITLE = "Mooncake trace: block miss ratio by L1 capacity";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--trace", paramLabel = "FILE", defaultValue = DEFAULT_TRACE,
+            description = "Mooncake JSONL trace, relative to the current folder (the launcher runs from the"
+                    + " repository root) [default: ${DEFAULT-VALUE}].")
+    private Path trace;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = DEFAULT_OUT,
+            description = "Output folder, replaced whole [default: ${DEFAULT-VALUE}].")
+    private Path out;
+
+    @Option(names = "--capacities", paramLabel = "BLOCKS", split = ",", defaultValue = DEFAULT_CAPACITIES,
+            description = "Comma-separated L1 capacities in blocks, each at least 1 [default: ${DEFAULT-VALUE}].")
+    private List<Long> capacities;
+
+    @Override
+    public Integer call() {
+        List<Long> capacityBlocks = validatedCapacities();
+        // Refuse a bad --out before the replays rather than after them.
+        AtomicOutputDirectory.checkReplaceable(out, OUTPUT_FILES);
+
+        MooncakeTrace mooncake = MooncakeTraceReader.read(trace);
+        List<String> policies = Policies.names();
+        long startNs = System.nanoTime();
+        MissRatioCurves curves = MissRatioSweep.run(mooncake, policies, capacityBlocks);
+        double replaySeconds = (System.nanoTime() - startNs) / 1e9;
+
+        String report = DemoReport.markdown(curves, mooncake, typedCommand(), fullCommand(capacityBlocks),
+                PNG_FILE, CSV_FILE, SVG_FILE);
+        XYChart chart = MissRatioChart.of(curves, CHART_TITLE);
+        AtomicOutputDirectory.write(out, OUTPUT_FILES, folder -> {
+            MissRatioTable.writeCsv(curves, folder.resolve(CSV_FILE));
+            MissRatioChart.writePng(chart, folder.resolve(PNG_FILE));
+            MissRatioChart.writeSvg(chart, folder.resolve(SVG_FILE));
+            writeText(folder.resolve(REPORT_FILE), report);
+        });
+
+        printSummary(spec.commandLine().getOut(), mooncake, curves, replaySeconds);
+        return 0;
+    }
+
+    private List<Long> validatedCapacities() {
+        TreeSet<Long> sorted = new TreeSet<>();
+        for (Long capacity : capacities) {
+            if (capacity == null || capacity < 1) {
+                throw new ParameterException(spec.commandLine(),
+                        "--capacities: every capacity must be a whole number of blocks >= 1, got " + capacity);
+            }
+            sorted.add(capacity);
+        }
+        if (sorted.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--capacities: at least one capacity is needed");
+        }
+        return List.copyOf(sorted);
+    }
+
+    private void printSummary(PrintWriter stdout, MooncakeTrace mooncake, MissRatioCurves curves, double replaySeconds) {
+        stdout.printf(Locale.ROOT, "trace %s: %,d requests, %,d block references, %,d distinct blocks%n",
+                mooncake.file(), mooncake.requests().size(), curves.references(), curves.distinctBlocks());
+        stdout.printf(Locale.ROOT, "%,d replays (%d policies x %d capacities) in %.1f s%n%n",
+                curves.points().size(), curves.policies().size(), curves.capacities().size(), replaySeconds);
+        stdout.println("hit ratio by L1 capacity (blocks):");
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-16s", "policy"));
+        for (long capacity : curves.capacities()) {
+            header.append(String.format(Locale.ROOT, "%9s", DemoReport.count(capacity)));
+        }
+        stdout.println(header);
+        for (String policy : curves.policies()) {
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-16s", policy));
+            for (long capacity : curves.capacities()) {
+                row.append(String.format(Locale.ROOT, "%9s", DemoReport.percent(curves.point(policy, capacity).hitRatio())));
+            }
+            stdout.println(row);
+        }
+        stdout.printf(Locale.ROOT, "%-16s%9s (any capacity >= %,d blocks)%n%n", "infinite cache",
+                DemoReport.percent(curves.infiniteHitRatio()), curves.distinctBlocks());
+        for (String observation : DemoReport.observations(curves)) {
+            stdout.println(observation.replace("`", ""));
+        }
+        stdout.println();
+        stdout.println("wrote:");
+        for (String name : List.of(CSV_FILE, PNG_FILE, SVG_FILE, REPORT_FILE)) {
+            stdout.println("  " + out.resolve(name));
+        }
+        stdout.flush();
+    }
+
+    /** The command as it was typed, assuming the launcher ran it. */
+    private String typedCommand() {
+        List<String> words = new ArrayList<>(List.of("./tierlab"));
+        List<String> original = spec.commandLine().getParseResult().originalArgs();
+        words.addAll(original.isEmpty() || !original.getFirst().equals(spec.name()) ? List.of(spec.name()) : List.of());
+        original.forEach(arg -> words.add(shellQuote(arg)));
+        return String.join(" ", words);
+    }
+
+    /** The same run with every setting spelled out, so defaults changing later cannot change its meaning. */
+    private String fullCommand(List<Long> capacityBlocks) {
+        return String.join(" ", "./tierlab", spec.name(),
+                "--trace", shellQuote(trace.toString()),
+                "--out", shellQuote(out.toString()),
+                "--capacities", String.join(",", capacityBlocks.stream().map(String::valueOf).toList()));
+    }
+
+    private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
+
+    static String shellQuote(String word) {
+        return SHELL_SAFE.matcher(word).matches() ? word : "'" + word.replace("'", "'\\''") + "'";
+    }
+
+    private static void writeText(Path file, String text) throws IOException {
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+    }
+}

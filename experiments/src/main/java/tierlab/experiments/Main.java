@@ -1,0 +1,90 @@
+package tierlab.experiments;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code tierlab} command line. Each job is a subcommand class listed in {@code subcommands};
+ * adding one means writing the class and naming it there.
+ *
+ * <p>Exit codes: 0 success, 1 the job failed (bad trace, unwritable output, ...), 2 bad command
+ * line. Either failure prints one line to stderr, never a stack trace (shared/spec/DESIGN.md, Habits).
+ */
+@Command(
+        name = "tierlab",
+        mixinStandardHelpOptions = true,
+        version = "tierlab 0.1.0-SNAPSHOT",
+        description = "Simulation-first toolkit for tiered KV-cache stores.",
+        subcommands = {DemoCommand.class})
+public final class Main implements Runnable {
+
+    @Spec
+    private CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(newCommandLine().execute(args));
+    }
+
+    /** The configured command line; tests use it with their own out/err writers. */
+    public static CommandLine newCommandLine() {
+        // Charts are drawn off-screen; without this AWT may look for a display on some machines.
+        if (System.getProperty("java.awt.headless") == null) {
+            System.setProperty("java.awt.headless", "true");
+        }
+        CommandLine commandLine = new CommandLine(new Main());
+        commandLine.setParameterExceptionHandler(Main::handleParameterException);
+        commandLine.setExecutionExceptionHandler(Main::handleExecutionException);
+        return commandLine;
+    }
+
+    /** {@code tierlab} alone: there is no default job, so show what there is. */
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(),
+                "a command is needed: " + String.join(", ", spec.subcommands().keySet()));
+    }
+
+    /**
+     * A bad flag or value: picocli's message on one line with a pointer to the help of the
+     * command that was being parsed, instead of picocli's default of dumping the whole usage text.
+     */
+    private static int handleParameterException(ParameterException exception, String[] args) {
+        CommandLine commandLine = exception.getCommandLine();
+        PrintWriter err = commandLine.getErr();
+        err.println("tierlab: " + oneLine(exception.getMessage())
+                + " (see '" + commandLine.getCommandSpec().qualifiedName() + " --help')");
+        err.flush();
+        return commandLine.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /** Anything a job throws becomes one line on stderr and exit code 1. */
+    private static int handleExecutionException(Exception exception, CommandLine commandLine,
+                                                ParseResult parseResult) {
+        PrintWriter err = commandLine.getErr();
+        err.println("tierlab: " + describe(exception));
+        err.flush();
+        return 1;
+    }
+
+    /**
+     * The message to show for an exception: a {@link CommandException} was written for the user
+     * and is shown as it is; anything else is unexpected, so its type is shown too.
+     */
+    static String describe(Throwable exception) {
+        String message = exception.getMessage();
+        if (exception instanceof CommandException) {
+            return oneLine(message);
+        }
+        String type = exception.getClass().getSimpleName();
+        return message == null || message.isBlank() ? type : type + ": " + oneLine(message);
+    }
+
+    private static String oneLine(String text) {
+        return text == null ? "" : text.strip().replaceAll("\\s*\\R\\s*", " ");
+    }
+}

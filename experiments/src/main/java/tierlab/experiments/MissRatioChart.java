@@ -1,0 +1,106 @@
+package tierlab.experiments;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
+import java.util.List;
+import java.util.Locale;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler.LegendPosition;
+import org.knowm.xchart.style.XYStyler;
+import org.knowm.xchart.style.lines.SeriesLines;
+import org.knowm.xchart.style.markers.Marker;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+import tierlab.model.policy.BeladyPolicy;
+
+/** The miss-ratio chart: miss ratio against capacity (log scale), one line per policy. */
+public final class MissRatioChart {
+
+    public static final int WIDTH_PX = 1000;
+    public static final int HEIGHT_PX = 600;
+    public static final String INFINITE_SERIES = "infinite cache";
+
+    // The Okabe-Ito palette (distinguishable with the common colour-vision deficiencies), less its
+    // yellow, which is unreadable on white; black is kept for belady and grey for the bound.
+    private static final Color[] COLORS = {
+        new Color(0x0072B2), new Color(0xE69F00), new Color(0x009E73), new Color(0xD55E00),
+        new Color(0xCC79A7), new Color(0x56B4E9)};
+    private static final Marker[] MARKERS = {
+        SeriesMarkers.CIRCLE, SeriesMarkers.SQUARE, SeriesMarkers.DIAMOND, SeriesMarkers.TRIANGLE_UP,
+        SeriesMarkers.TRIANGLE_DOWN, SeriesMarkers.CROSS};
+    private static final Color BELADY_COLOR = Color.BLACK;
+    private static final Color INFINITE_COLOR = new Color(0x777777);
+
+    private MissRatioChart() {
+    }
+
+    public static XYChart of(MissRatioCurves curves, String title) {
+        XYChart chart = new XYChartBuilder()
+                .width(WIDTH_PX)
+                .height(HEIGHT_PX)
+                .title(title)
+                .xAxisTitle("L1 capacity (blocks of 512 tokens, log scale)")
+                .yAxisTitle("block miss ratio (misses / references)")
+                .build();
+        XYStyler styler = chart.getStyler();
+        styler.setLegendPosition(LegendPosition.OutsideE);
+        styler.setXAxisLogarithmic(true);
+        // Label 2,000, 3,000, ... too, not only the powers of ten: the capacities sit between them.
+        styler.setXAxisLogarithmicDecadeOnly(false);
+        styler.setChartBackgroundColor(Color.WHITE);
+        styler.setPlotBackgroundColor(Color.WHITE);
+        styler.setPlotGridLinesColor(new Color(0xDDDDDD));
+        styler.setLegendBorderColor(new Color(0xBBBBBB));
+        styler.setYAxisDecimalPattern("0.00");
+        DecimalFormat thousands = new DecimalFormat("#,##0", DecimalFormatSymbols.getInstance(Locale.ROOT));
+        styler.setxAxisTickLabelsFormattingFunction(thousands::format);
+
+        List<Long> capacities = curves.capacities();
+        double[] x = capacities.stream().mapToDouble(Long::doubleValue).toArray();
+        int style = 0;
+        for (String policy : curves.policies()) {
+            double[] y = capacities.stream().mapToDouble(c -> curves.point(policy, c).missRatio()).toArray();
+            XYSeries series = chart.addSeries(policy, x, y);
+            if (policy.equals(BeladyPolicy.NAME)) {
+                series.setLineColor(BELADY_COLOR);
+                series.setMarkerColor(BELADY_COLOR);
+                series.setLineStyle(SeriesLines.DASH_DASH);
+                series.setMarker(SeriesMarkers.OVAL);
+            } else {
+                Color color = COLORS[style % COLORS.length];
+                series.setLineColor(color);
+                series.setMarkerColor(color);
+                series.setMarker(MARKERS[style % MARKERS.length]);
+                style++;
+            }
+        }
+        double[] boundX = {x[0], x[x.length - 1]};
+        double[] boundY = {curves.infiniteMissRatio(), curves.infiniteMissRatio()};
+        XYSeries bound = chart.addSeries(INFINITE_SERIES, boundX, boundY);
+        bound.setLineColor(INFINITE_COLOR);
+        bound.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {2f, 4f}, 0f));
+        bound.setMarker(SeriesMarkers.NONE);
+        return chart;
+    }
+
+    public static void writePng(XYChart chart, Path file) throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
+        }
+    }
+
+    public static void writeSvg(XYChart chart, Path file) throws IOException {
+        try (OutputStream out = Files.newOutputStream(file)) {
+            VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package tierlab.experiments;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import tierlab.model.policy.BeladyPolicy;
+import tierlab.model.policy.CacheReplay;
+import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyOptions;
+import tierlab.model.policy.ReplacementPolicy;
+import tierlab.model.policy.ReplayResult;
+
+/**
+ * Replays a trace through every policy at every capacity with {@link CacheReplay}'s
+ * request-grouped overload (so prefix-aware policies see each request's block positions).
+ */
+public final class MissRatioSweep {
+
+    private MissRatioSweep() {
+    }
+
+    /**
+     * Runs {@code policies} x {@code capacities} replays of the trace. Each replay gets a fresh
+     * policy with the model's default options for its capacity; {@code belady} also gets the
+     * flattened reference stream, which is exactly the order the replay feeds it.
+     */
+    public static MissRatioCurves run(MooncakeTrace trace, List<String> policies, List<Long> capacities) {
+        List<long[]> requests = trace.blockRequests();
+        long[] flat = trace.flattenedReferences();
+        List<MissRatioPoint> points = new ArrayList<>(policies.size() * capacities.size());
+        for (String policyName : policies) {
+            for (long capacityBlocks : capacities) {
+                PolicyOptions options = PolicyOptions.defaults(capacityBlocks);
+                if (policyName.equals(BeladyPolicy.NAME)) {
+                    options = options.withFutureReferences(flat);
+                }
+                ReplacementPolicy policy = Policies.create(policyName, options);
+                ReplayResult result = CacheReplay.run(policy, capacityBlocks, requests);
+                points.add(new MissRatioPoint(policyName, capacityBlocks, result));
+            }
+        }
+        return new MissRatioCurves(flat.length, distinct(flat), policies, capacities, points);
+    }
+
+    /** Number of distinct values (sorting a copy: no hash set of a hundred thousand boxed longs). */
+    static long distinct(long[] values) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        long distinct = 0;
+        for (int index = 0; index < sorted.length; index++) {
+            if (index == 0 || sorted[index] != sorted[index - 1]) {
+                distinct++;
+            }
+        }
+        return distinct;
+    }
+}

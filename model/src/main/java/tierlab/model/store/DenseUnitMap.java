@@ -1,0 +1,72 @@
+package tierlab.model.store;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A map from unit (an L2 byte offset, a multiple of the lane size) to a value, stored in an
+ * array indexed by {@code offset / laneBytes}. Units are dense and bounded by the L2 size, so
+ * this is both faster than hashing boxed offsets (which are multiples of a power of two and
+ * collide) and ordered: iteration goes by ascending offset, never by hash order.
+ */
+final class DenseUnitMap<V> {
+    private final long laneBytes;
+    private final Object[] values;
+    private int size;
+
+    DenseUnitMap(long laneBytes, int unitCount) {
+        this.laneBytes = laneBytes;
+        this.values = new Object[unitCount];
+    }
+
+    private int index(long unit) {
+        return (int) (unit / laneBytes);
+    }
+
+    @SuppressWarnings("unchecked")
+    V get(long unit) {
+        return (V) values[index(unit)];
+    }
+
+    boolean containsKey(long unit) {
+        return values[index(unit)] != null;
+    }
+
+    void put(long unit, V value) {
+        int i = index(unit);
+        if (values[i] == null) {
+            size++;
+        }
+        values[i] = value;
+    }
+
+    void putIfAbsent(long unit, V value) {
+        if (!containsKey(unit)) {
+            put(unit, value);
+        }
+    }
+
+    /** Removes the mapping only if it is to this value (as Map.remove(key, value)). */
+    void remove(long unit, V value) {
+        int i = index(unit);
+        if (values[i] != null && values[i] == value) {
+            values[i] = null;
+            size--;
+        }
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** Units with a value, ascending. */
+    List<Long> keys() {
+        List<Long> keys = new ArrayList<>(size);
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] != null) {
+                keys.add(i * laneBytes);
+            }
+        }
+        return keys;
+    }
+}

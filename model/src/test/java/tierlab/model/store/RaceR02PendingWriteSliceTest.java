@@ -1,0 +1,121 @@
+package tierlab.model.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import tierlab.model.KnownBug;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.io.IoOp;
+import tierlab.model.io.IoOp.Content;
+import tierlab.model.store.LookupResult.HitClass;
+
+/**
+ * R2: a slice that is the source of a pending L2 write is not reused until the write completes;
+ * the store that needs the space waits (TIERED_STORE.md section 7).
+ *
+ * <p>L1 holds exactly one block; L2 has room for both keys, so only L1 is contended.
+ *
+ * <pre>
+ *   store A: stage, commit → A resident in slice s, its L2 write W_A (s → unit a) pending
+ *   store B: needs one block of L1, and the only block is s
+ *     fixed:   s cannot be freed while W_A reads it: B waits, no staging copy for B
+ *              W_A completes → s is evicted and freed → B reserves s, stages, commits
+ *              L2 unit a holds A's bytes; a later load of A from L2 matches
+ *     R2 bug:  A is evicted and s is freed at once; B reserves s and stages into it
+ *              B's staging copy lands before W_A → W_A writes B's bytes to unit a
+ *              a later load of A from L2 gets B's bytes
+ * </pre>
+ */
+class RaceR02PendingWriteSliceTest {
+
+    private static final List<BlockKey> A = StoreHarness.chain("r2-A", 1);
+    private static final List<BlockKey> B = StoreHarness.chain("r2-B", 1);
+    private static final long X = 100;
+
+    private static IoOp.CopyFromGpu stagingOf(StoreHarness h, long requestId) {
+        return (IoOp.CopyFromGpu) h.first(op -> op instanceof IoOp.CopyFromGpu c && c.requestId() == requestId);
+    }
+
+    private static boolean hasStaging(StoreHarness h, long requestId) {
+        return h.pendingOf(IoOp.CopyFromGpu.class).stream().anyMatch(c -> c.requestId() == requestId);
+    }
+
+    /** Store A up to its pending write; returns W_A. */
+    private static IoOp.L2Write storeAWithPendingWrite(StoreHarness h) {
+        h.save(1, A, 0);
+        h.complete(stagingOf(h, 1));
+        IoOp.L2Write writeA = h.first(IoOp.L2Write.class);
+        assertEquals(h.unitsOf(A).get(0), writeA.l2Offset());
+        assertTrue(h.store.isResident(writeA.l2Offset()));
+        return writeA;
+    }
+
+    /** Looks A up from L2 for request X, promotes it and loads it; the ledger tells what arrived. */
+    private static void loadAFromL2(StoreHarness h) {
+        LookupResult hit = h.lookup(X, A);
+        assertEquals(HitClass.L2, hit.hitClass());
+        assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hit));
+        h.complete(h.first(IoOp.L2Read.class));
+        assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 40, 1));
+        h.complete(h.first(IoOp.CopyToGpu.class));
+        h.release(X);
+        h.drain();
+    }
+
+    @Test
+    void fixedModelHoldsPendingWriteSliceUntilTheWriteCompletes() {
+        StoreHarness h = new StoreHarness(StoreHarness.settings(1, 8));
+        IoOp.L2Write writeA = storeAWithPendingWrite(h);
+        long unitA = writeA.l2Offset();
+
+        h.save(2, B, 10);
+        assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS), "B waits for L1 space");
+        assertFalse(hasStaging(h, 2), "no staging copy for B while A's write reads the only slice");
+        assertTrue(h.store.isResident(unitA), "A keeps its slice while its write is pending");
+        assertEquals(0, h.store.pool().freeBytes());
+
+        h.complete(writeA);
+        IoOp.CopyFromGpu stageB = stagingOf(h, 2);
+        assertEquals(writeA.l1Offset(), stageB.l1Offset(), "B reuses the slice only after W_A completed");
+        assertFalse(h.store.isResident(unitA));
+        h.complete(stageB);
+        h.drain();
+
+        assertEquals(new Content(A.get(0), 0), h.ledger.l2At(unitA));
+        assertEquals(new Content(B.get(0), 0), h.ledger.l2At(h.unitsOf(B).get(0)));
+        loadAFromL2(h);
+        assertEquals(1, h.ledger.loadMatches());
+        assertEquals(0, h.ledger.loadMismatches(), h.ledger.mismatchExamples().toString());
+        assertEquals(0, h.ledger.stagingMismatches());
+        assertTrue(h.store.leftovers().isEmpty(), h.store.leftovers().toString());
+    }
+
+    @Test
+    void ablationBreaksPendingWriteSliceIsReusedAndL2GetsTheWrongBytes() {
+        StoreHarness h = new StoreHarness(StoreHarness.settings(1, 8).withKnownBugs(Set.of(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)));
+        IoOp.L2Write writeA = storeAWithPendingWrite(h);
+        long unitA = writeA.l2Offset();
+
+        h.save(2, B, 10);
+        assertEquals(0, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS), "B did not wait");
+        IoOp.CopyFromGpu stageB = stagingOf(h, 2);
+        assertEquals(writeA.l1Offset(), stageB.l1Offset(), "B stages into the slice W_A still reads");
+        assertFalse(h.store.isResident(unitA));
+
+        h.complete(stageB);
+        h.complete(writeA);
+        Content inL2 = h.ledger.l2At(unitA);
+        assertNotEquals(new Content(A.get(0), 0), inL2, "W_A wrote the bytes of another key");
+        assertEquals(new Content(B.get(0), 0), inL2);
+        h.drain();
+
+        loadAFromL2(h);
+        assertEquals(1, h.ledger.loadMismatches(), "the load of A from L2 delivers B's bytes");
+        assertEquals(0, h.ledger.loadMatches());
+    }
+}
