@@ -49,6 +49,13 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
         if (policy == null || policy.isBlank()) {
             throw new IllegalArgumentException("policy must be set");
         }
+        if (!tierlab.model.policy.Policies.names().contains(policy)) {
+            throw new IllegalArgumentException("policy: unknown policy '" + policy + "' (known: "
+                    + String.join(", ", tierlab.model.policy.Policies.names()) + ")");
+        }
+        if (policy.equals("belady") && futureReferences == null) {
+            throw new IllegalArgumentException("policy 'belady' needs futureReferences (the future reference stream)");
+        }
         Settings.positive("mruInterval", mruInterval);
         if (!(headroomFraction >= 0 && headroomFraction < 1)) {
             throw new IllegalArgumentException("headroomFraction must be in [0, 1), was " + headroomFraction);

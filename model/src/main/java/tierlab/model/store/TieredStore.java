@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,6 +56,8 @@ public final class TieredStore {
         final long unit;
         boolean resident;
         boolean headroom;
+        /** Insertion order among headroom entries: they are evicted oldest first. */
+        long headroomSeq;
         boolean reserved;
         int pendingWrites;
         int leaseRefs;
@@ -252,7 +253,8 @@ public final class TieredStore {
     /** The L1 index: unit → resident slice. */
     private final DenseUnitMap<Slice> residentByUnit;
     /** Resident units inserted as headroom entries, oldest first; evicted before policy victims. */
-    private final LinkedHashSet<Long> headroomUnits = new LinkedHashSet<>();
+    private final TreeMap<Long, Long> headroomUnitBySeq = new TreeMap<>();
+    private long nextHeadroomSeq;
 
     private final TreeMap<Long, Lease> leasesById = new TreeMap<>();
     private final Map<Long, Lease> leaseByRequest = new HashMap<>();
@@ -324,7 +326,7 @@ public final class TieredStore {
     public static TieredStore restore(StoreSettings settings, L2Snapshot snapshot, DecisionTrace trace) {
         if (snapshot.slotCount() != settings.slotCount() || snapshot.laneBytes() != settings.geometry().laneBytes()
                 || snapshot.tp() != settings.geometry().tp()) {
-            throw new IllegalArgumentException("L2 index snapshot is for " + snapshot.slotCount() + " slots of "
+            throw new IllegalArgumentException("L2 index snapshot: it is for " + snapshot.slotCount() + " slots of "
                     + snapshot.laneBytes() + " B lanes with tp=" + snapshot.tp() + ", but the store has "
                     + settings.slotCount() + " slots of " + settings.geometry().laneBytes() + " B with tp="
                     + settings.geometry().tp());
@@ -387,10 +389,11 @@ public final class TieredStore {
             L2Index.Entry entry = index.visible(chain.get(b));
             for (int lane = 0; lane < tp; lane++) {
                 long unit = unitOffset(entry.slot(), lane);
+                Content content = new Content(entry.key(), lane);
                 units.add(unit);
-                expected.add(new Content(entry.key(), lane));
+                expected.add(content);
                 Slice slice = residentByUnit.get(unit);
-                if (slice != null && new Content(entry.key(), lane).equals(slice.content)) {
+                if (slice != null && content.equals(slice.content)) {
                     resident++;
                 }
             }
@@ -511,8 +514,10 @@ public final class TieredStore {
 
     /** An access: refresh recency, and a headroom entry that proved useful becomes an ordinary one. */
     private void touch(long unit, long groupId, int position) {
-        if (headroomUnits.remove(unit)) {
-            residentByUnit.get(unit).headroom = false;
+        Slice slice = residentByUnit.get(unit);
+        if (slice.headroom) {
+            headroomUnitBySeq.remove(slice.headroomSeq);
+            slice.headroom = false;
             policy.onInsert(unit, groupId, position);
         } else {
             policy.onAccess(unit);
@@ -1338,7 +1343,7 @@ public final class TieredStore {
      */
     private boolean evictOne(boolean forTrim) {
         boolean freesMemoryOnly = !forTrim;
-        for (long unit : headroomUnits) {
+        for (long unit : headroomUnitBySeq.values()) {
             Slice slice = residentByUnit.get(unit);
             if (isEvictable(slice) && (!freesMemoryOnly || evictionFreesMemory(slice))) {
                 count(StoreCounter.HEADROOM_EVICTIONS, 1);
@@ -1370,7 +1375,7 @@ public final class TieredStore {
     private void unpublish(Slice slice) {
         residentByUnit.remove(slice.unit, slice);
         if (slice.headroom) {
-            headroomUnits.remove(slice.unit);
+            headroomUnitBySeq.remove(slice.headroomSeq);
             slice.headroom = false;
         } else {
             policy.onRemove(slice.unit);
@@ -1388,7 +1393,8 @@ public final class TieredStore {
         slice.resident = true;
         slice.headroom = asHeadroom;
         if (asHeadroom) {
-            headroomUnits.add(slice.unit);
+            slice.headroomSeq = nextHeadroomSeq++;
+            headroomUnitBySeq.put(slice.headroomSeq, slice.unit);
         } else {
             policy.onInsert(slice.unit, groupId, position);
         }
@@ -1546,7 +1552,8 @@ public final class TieredStore {
     }
 
     public boolean isHeadroom(long unit) {
-        return headroomUnits.contains(unit);
+        Slice slice = residentByUnit.get(unit);
+        return slice != null && slice.headroom;
     }
 
     /** Resident units in ascending order. */
@@ -1661,13 +1668,14 @@ public final class TieredStore {
             if (!slice.resident || slice.unit != unit || slice.freed) {
                 throw new IllegalStateException("I2: L1 index entry for unit " + unit + " is not a live resident slice");
             }
-            if (slice.headroom != headroomUnits.contains(slice.unit) || slice.headroom == policy.contains(slice.unit)) {
+            boolean inHeadroom = slice.headroom && Long.valueOf(slice.unit).equals(headroomUnitBySeq.get(slice.headroomSeq));
+            if (slice.headroom != inHeadroom || slice.headroom == policy.contains(slice.unit)) {
                 throw new IllegalStateException("I2: unit " + slice.unit + " must be in exactly one of headroom and policy");
             }
             if (slice.headroom) headroomSeen++;
         }
-        if (headroomSeen != headroomUnits.size() || policy.size() + headroomUnits.size() != residentByUnit.size()) {
-            throw new IllegalStateException("I2: policy (" + policy.size() + ") + headroom (" + headroomUnits.size()
+        if (headroomSeen != headroomUnitBySeq.size() || policy.size() + headroomUnitBySeq.size() != residentByUnit.size()) {
+            throw new IllegalStateException("I2: policy (" + policy.size() + ") + headroom (" + headroomUnitBySeq.size()
                     + ") != resident entries (" + residentByUnit.size() + ")");
         }
         // Role counts agree with their owners: leases, loads and writes.

@@ -1,0 +1,171 @@
+package tierlab.model.sched;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import tierlab.model.KnownBug;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.geometry.ModelShape;
+import tierlab.model.io.IoCompletion;
+import tierlab.model.io.IoOp;
+import tierlab.model.io.PayloadLedger;
+import tierlab.model.l2.L2Snapshot;
+import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.store.StoreSettings;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+
+/**
+ * R13 (TIERED_STORE.md section 7): more mixed/L2 requests than the prefetch bound arrive at once.
+ * I5 must hold (at most {@code prefetchMaxRequests} active prefetches) and L1 requests must keep
+ * being admitted.
+ *
+ * <p>Six prompts m0..m5 live only in L2 (stored in a cold pass, the store restarted from its index
+ * snapshot with an empty L1); two prompts l0, l1 are then computed and saved, so they sit in L1:
+ *
+ * <pre>
+ *   arrive: m0 m1 m2 m3 m4 m5 l0 l1 (one admission pass)
+ *   m0, m1: L2 hits → prefetch (2 active = the bound)
+ *   m2..m5: fixed: parked (4 deferrals)   R13 bug: the bound was read at pass start (0): 6 prefetches, I5 broken
+ *   l0, l1: L1 hits → admitted at once, past the parked requests
+ *   prefetches land → parked requests start theirs, two at a time → everything finishes
+ * </pre>
+ */
+class RaceR13PrefetchBoundTest {
+    private static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
+    private static final long BLOCK = 16 * 512;
+    private static final long PROMPT = 2 * 16 + 1;
+    private static final int L2_REQUESTS = 6;
+
+    /** A small runtime over a store the test builds (EngineHarness builds its own). */
+    private static final class Driver {
+        final TieredStore store;
+        final EngineScheduler scheduler;
+        final PayloadLedger ledger;
+        final List<IoOp> pending = new ArrayList<>();
+        long nowNs;
+        int maxActivePrefetches;
+
+        Driver(TieredStore store, PayloadLedger ledger) {
+            this.store = store;
+            this.ledger = ledger;
+            this.scheduler = new EngineScheduler(SchedulerSettings.defaults(512), store, store.trace());
+        }
+
+        void submit(long requestId, List<BlockKey> chain) {
+            scheduler.submit(new RequestSpec(requestId, nowNs, PROMPT, 2, chain), nowNs);
+        }
+
+        void tick() {
+            scheduler.tick(nowNs);
+            pending.addAll(scheduler.drainOps());
+            maxActivePrefetches = Math.max(maxActivePrefetches, scheduler.activePrefetches());
+            scheduler.checkInvariants();
+        }
+
+        void runToQuiescence() {
+            tick();
+            int steps = 0;
+            while (!pending.isEmpty()) {
+                if (++steps > 100_000) {
+                    throw new AssertionError("no quiescence; leftovers " + store.leftovers());
+                }
+                IoOp op = pending.remove(0);
+                nowNs += 1_000;
+                ledger.apply(op, true);
+                scheduler.onCompletion(IoCompletion.ok(op.ticket()), nowNs);
+                tick();
+            }
+        }
+    }
+
+    private static List<BlockKey> m(int i) {
+        return EngineHarness.chain("m" + i, 2);
+    }
+
+    private static List<BlockKey> l(int i) {
+        return EngineHarness.chain("l" + i, 2);
+    }
+
+    /**
+     * Cold pass for m0..m5, restart with an empty L1 over the same L2 bytes, then compute l0 and l1
+     * so they are resident. Returns a driver whose next arrivals see m* as L2 hits and l* as L1 hits.
+     */
+    private static Driver warmStore(Set<KnownBug> bugs) {
+        StoreSettings settings = StoreSettings.defaults(new Geometry(TINY, 16, 1), 64 * BLOCK, 256 * BLOCK)
+                .withKnownBugs(bugs);
+        EngineHarness cold = new EngineHarness(settings, SchedulerSettings.defaults(512), 1, false);
+        for (int i = 0; i < L2_REQUESTS; i++) {
+            cold.submit(i, PROMPT, 2, m(i));
+        }
+        cold.runToQuiescence(100_000);
+        assertEquals(L2_REQUESTS, cold.scheduler.finished().size());
+        L2Snapshot snapshot = cold.store.snapshot();
+
+        Driver d = new Driver(TieredStore.restore(settings, snapshot, new DecisionTrace()), cold.ledger);
+        assertEquals(0, d.store.residentCount());
+        d.submit(100, l(0));
+        d.submit(101, l(1));
+        d.runToQuiescence();
+        assertEquals(4, d.store.residentCount(), "l0 and l1 are in L1");
+        return d;
+    }
+
+    private static void submitBurst(Driver d) {
+        for (int i = 0; i < L2_REQUESTS; i++) {
+            d.submit(200 + i, m(i));
+        }
+        d.submit(300, l(0));
+        d.submit(301, l(1));
+    }
+
+    @Test
+    void fixedModelHoldsPrefetchBoundAndAdmitsL1Requests() {
+        Driver d = warmStore(Set.of());
+        submitBurst(d);
+        d.tick();
+        assertEquals(2, d.scheduler.activePrefetches(), "two prefetches start, the bound");
+        assertEquals(L2_REQUESTS - 2, d.scheduler.deferrals(), "the other four L2 requests are parked");
+        assertEquals(2, d.scheduler.runningCount(), "l0 and l1 are admitted past the parked requests");
+        assertEquals(L2_REQUESTS - 2, d.scheduler.waitingCount(), "four parked (the two prefetching left the queue)");
+
+        d.runToQuiescence();
+        assertTrue(d.maxActivePrefetches <= 2, "I5 at every step, max was " + d.maxActivePrefetches);
+        assertEquals(2, d.maxActivePrefetches);
+        assertTrue(d.scheduler.allFinished());
+        List<RequestOutcome> outcomes = d.scheduler.finished();
+        assertEquals(2 + L2_REQUESTS + 2, outcomes.size());
+        for (RequestOutcome outcome : outcomes) {
+            if (outcome.requestId() >= 300) {
+                assertEquals(HitClass.L1, outcome.hitClass(), "request " + outcome.requestId());
+                assertEquals(0, outcome.deferrals(), "an L1 request is never deferred by the bound");
+                assertEquals(32, outcome.hitTokens());
+            } else if (outcome.requestId() >= 200) {
+                assertEquals(HitClass.L2, outcome.hitClass(), "request " + outcome.requestId());
+                assertTrue(outcome.prefetched());
+                assertEquals(32, outcome.hitTokens());
+            }
+        }
+        assertEquals(L2_REQUESTS - 2, outcomes.stream().filter(o -> o.requestId() >= 200 && o.requestId() < 300)
+                .filter(o -> o.deferrals() > 0).count());
+        assertEquals(0, d.ledger.mismatches(), d.ledger.mismatchExamples().toString());
+        assertEquals((L2_REQUESTS + 2) * 2, d.ledger.loadMatches(), "every warm request loaded its two blocks");
+        assertEquals(List.of(), d.store.leftovers());
+    }
+
+    @Test
+    void ablationBreaksOneAdmissionPassStartsMorePrefetchesThanTheBound() {
+        Driver d = warmStore(Set.of(KnownBug.R13_STALE_PREFETCH_BOUND));
+        submitBurst(d);
+        IllegalStateException broken = assertThrows(IllegalStateException.class, d::tick);
+        assertTrue(broken.getMessage().startsWith("I5"), broken.getMessage());
+        assertEquals(L2_REQUESTS, d.scheduler.activePrefetches(), "all six L2 requests prefetch in one pass");
+        assertEquals(0, d.scheduler.deferrals());
+    }
+}

@@ -1,0 +1,74 @@
+package tierlab.model.store;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.trace.DecisionTrace;
+
+/** Bad settings fail at construction with a message that names the setting. */
+class SettingsValidationTest {
+    static final Geometry G = StoreHarness.geometry(1);
+    static final long B = StoreHarness.BLOCK;
+
+    static void failsNaming(String setting, Executable construction) {
+        IllegalArgumentException error = assertThrows(IllegalArgumentException.class, construction);
+        assertTrue(error.getMessage().contains(setting), "message names " + setting + ": " + error.getMessage());
+    }
+
+    static StoreSettings with(long l1, long l2, String policy, int mru, double headroom, int rings, long writeBatch, int staging) {
+        return new StoreSettings(G, l1, l2, policy, mru, true, headroom, rings, true, writeBatch, staging, true, Set.of(), null);
+    }
+
+    @Test
+    void storeSettings() {
+        failsNaming("l1CapacityBytes", () -> with(-4096, 64 * B, "lru", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("l1CapacityBytes", () -> with(0, 64 * B, "lru", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("l1CapacityBytes", () -> with(10 * B + 100, 64 * B, "lru", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("l1CapacityBytes", () -> with(4096, 64 * B, "lru", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("l2CapacityBytes", () -> with(8 * B, -1, "lru", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("l2CapacityBytes", () -> with(8 * B, B / 2, "lru", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("policy", () -> with(8 * B, 64 * B, "mru-but-better", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("policy", () -> with(8 * B, 64 * B, "", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("belady", () -> with(8 * B, 64 * B, "belady", 32, 0.05, 8, 1 << 20, 4));
+        failsNaming("mruInterval", () -> with(8 * B, 64 * B, "bip", 0, 0.05, 8, 1 << 20, 4));
+        failsNaming("headroomFraction", () -> with(8 * B, 64 * B, "lru", 32, -0.1, 8, 1 << 20, 4));
+        failsNaming("headroomFraction", () -> with(8 * B, 64 * B, "lru", 32, 1.0, 8, 1 << 20, 4));
+        failsNaming("headroomFraction", () -> with(8 * B, 64 * B, "lru", 32, Double.NaN, 8, 1 << 20, 4));
+        failsNaming("ringCount", () -> with(8 * B, 64 * B, "lru", 32, 0.05, 0, 1 << 20, 4));
+        failsNaming("writeBatchMaxBytes", () -> with(8 * B, 64 * B, "lru", 32, 0.05, 8, 1000, 4));
+        failsNaming("stagingSlots", () -> with(8 * B, 64 * B, "lru", 32, 0.05, 8, 1 << 20, 0));
+        failsNaming("geometry", () -> new StoreSettings(null, 8 * B, 64 * B, "lru", 32, true, 0.05, 8, true, 1 << 20, 4, true, Set.of(), null));
+    }
+
+    @Test
+    void blockSizesThatAreNotPageMultiplesAreRefused() {
+        failsNaming("blockTokens", () -> new Geometry(new tierlab.model.geometry.ModelShape("odd", 1, 1, 1, 2), 16, 1));
+        failsNaming("blockTokens", () -> new Geometry(tierlab.model.geometry.ModelShape.QWEN3_8B, 0, 1));
+        failsNaming("tp", () -> new Geometry(tierlab.model.geometry.ModelShape.QWEN3_8B, 16, 0));
+    }
+
+    @Test
+    void schedulerSettingsAndRequests() {
+        failsNaming("maxNumSeqs", () -> new SchedulerSettings(0, 8192, 100, 2, true));
+        failsNaming("maxBatchedTokens", () -> new SchedulerSettings(8, -1, 100, 2, true));
+        failsNaming("gpuKvBlocks", () -> new SchedulerSettings(8, 8192, 0, 2, true));
+        failsNaming("prefetchMaxRequests", () -> new SchedulerSettings(8, 8192, 100, -1, true));
+        failsNaming("promptTokens", () -> new RequestSpec(1, 0, 0, 1, List.of()));
+        failsNaming("outputTokens", () -> new RequestSpec(1, 0, 10, 0, List.of()));
+    }
+
+    @Test
+    void aSnapshotOfAnotherGeometryIsRefusedNamingTheMismatch() {
+        StoreSettings small = StoreHarness.settings(8, 64);
+        StoreSettings other = StoreHarness.settings(8, 32);
+        TieredStore store = new TieredStore(small);
+        failsNaming("snapshot", () -> TieredStore.restore(other, store.snapshot(), new DecisionTrace()));
+    }
+}
