@@ -79,7 +79,7 @@ public final class AtomicOutputDirectory {
         Path temporary = null;
         try {
             Files.createDirectories(parent);
-            temporary = Files.createTempDirectory(parent, "." + absolute.getFileName() + ".tmp-");
+            temporary = createTemporaryFolder(parent, "." + absolute.getFileName() + ".tmp-");
             contents.writeInto(temporary);
             moveIntoPlace(temporary, absolute);
             temporary = null;
@@ -90,6 +90,25 @@ public final class AtomicOutputDirectory {
                 throw commandException;
             }
             throw new CommandException("cannot write output folder " + target + ": " + Main.describe(e), e);
+        }
+    }
+
+    /**
+     * A new, empty folder in {@code parent}. Not {@code Files.createTempDirectory}: that one is
+     * private to the owner (0700), and the folder becomes the output, which should get the usual
+     * permissions (the umask's) like any folder the user creates.
+     */
+    private static Path createTemporaryFolder(Path parent, String prefix) throws IOException {
+        long pid = ProcessHandle.current().pid();
+        for (int attempt = 0; ; attempt++) {
+            Path candidate = parent.resolve(prefix + pid + "-" + System.nanoTime() + "-" + attempt);
+            try {
+                return Files.createDirectory(candidate);
+            } catch (FileAlreadyExistsException e) {
+                if (attempt >= 100) {
+                    throw e;
+                }
+            }
         }
     }
 

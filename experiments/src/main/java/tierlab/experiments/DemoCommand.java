@@ -29,9 +29,10 @@ import tierlab.model.policy.Policies;
         name = "demo",
         mixinStandardHelpOptions = true,
         description = {
-            "Replays a Mooncake trace's block references through every replacement policy at several",
-            "L1 capacities and writes the miss-ratio curves: miss-ratio.csv, miss-ratio.png,",
-            "miss-ratio.svg and report.md in the output folder (replaced whole, never half-written)."})
+            "Block miss-ratio curves of a Mooncake trace for every replacement policy.",
+            "Replays the trace's block references through each policy at each L1 capacity and writes"
+                    + " miss-ratio.csv, miss-ratio.png, miss-ratio.svg and report.md into the output folder,"
+                    + " which is replaced whole and never left half-written."})
 public final class DemoCommand implements Callable<Integer> {
 
     public static final String DEFAULT_TRACE = "../shared/data/mooncake_synthetic_trace.jsonl";

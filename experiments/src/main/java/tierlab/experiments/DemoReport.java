@@ -12,6 +12,9 @@ import tierlab.model.policy.BeladyPolicy;
  */
 public final class DemoReport {
 
+    /** Hit-ratio differences up to this (one percentage point) count as "close to the best". */
+    static final double NEAR_BEST = 0.01;
+
     private DemoReport() {
     }
 
@@ -95,7 +98,7 @@ public final class DemoReport {
         }
         if (hasBelady) {
             double beladyHit = curves.point(BeladyPolicy.NAME, smallest).hitRatio();
-            first.append("; belady reaches ").append(percent(beladyHit));
+            first.append("; `belady` reaches ").append(percent(beladyHit));
             if (beladyHit > 0) {
                 first.append(", so the best online policy gets ").append(percent(bestSmallHit / beladyHit))
                         .append(" of the offline optimum");
@@ -115,38 +118,47 @@ public final class DemoReport {
         if (infinite > 0) {
             second.append(" (").append(percent(bestLargeHit / infinite)).append(" of it captured");
             if (hasBelady) {
-                second.append("; belady captures ")
+                second.append("; `belady` captures ")
                         .append(percent(curves.point(BeladyPolicy.NAME, largest).hitRatio() / infinite));
             }
             second.append(')');
         }
         sentences.add(second.append('.').toString());
 
-        // 3. Does the ranking hold across sizes? Runs of capacities with the same best online policy.
-        if (capacities.size() > 1) {
-            List<String> runs = new ArrayList<>();
-            int start = 0;
-            for (int index = 1; index <= capacities.size(); index++) {
-                if (index == capacities.size()
-                        || !best(curves, online, capacities.get(index)).equals(best(curves, online, capacities.get(start)))) {
-                    String range = index - 1 == start
-                            ? count(capacities.get(start))
-                            : count(capacities.get(start)) + "–" + count(capacities.get(index - 1));
-                    runs.add(names(best(curves, online, capacities.get(start))) + " at " + range + " blocks");
-                    start = index;
+        // 3. Does the ranking hold across sizes? Which policies stay close to the best everywhere,
+        //    and which one trails. Differences under NEAR_BEST are too small to call a winner.
+        if (capacities.size() > 1 && online.size() > 1) {
+            List<String> nearBest = online.stream()
+                    .filter(p -> capacities.stream().allMatch(c -> bestHitRatio(curves, online, c)
+                            - curves.point(p, c).hitRatio() <= NEAR_BEST))
+                    .toList();
+            String trailing = null;
+            int trailingCount = 0;
+            for (String policy : online) {
+                int worstCount = (int) capacities.stream().filter(c -> worst(curves, online, c).contains(policy)).count();
+                if (worstCount > trailingCount) {
+                    trailing = policy;
+                    trailingCount = worstCount;
                 }
             }
-            if (runs.size() == 1) {
-                sentences.add(names(best(curves, online, smallest)) + " " + (best(curves, online, smallest).size() > 1 ? "are" : "is")
-                        + " the best online policy at every capacity swept; the spread between the best and worst online policy is "
-                        + points(spread(curves, online, smallest)) + " at " + count(smallest) + " blocks and "
-                        + points(spread(curves, online, largest)) + " at " + count(largest) + " blocks.");
+            StringBuilder third = new StringBuilder();
+            if (nearBest.isEmpty()) {
+                third.append("No online policy stays within ").append(points(NEAR_BEST))
+                        .append(" of the best at every capacity swept");
             } else {
-                sentences.add("The best online policy changes with size: " + String.join(", then ", runs)
-                        + "; the spread between the best and worst online policy is " + points(spread(curves, online, smallest))
-                        + " at " + count(smallest) + " blocks and " + points(spread(curves, online, largest))
-                        + " at " + count(largest) + " blocks.");
+                third.append(names(nearBest)).append(nearBest.size() > 1 ? " stay" : " stays").append(" within ")
+                        .append(points(NEAR_BEST)).append(" of the best online policy at every capacity swept");
             }
+            if (trailing != null) {
+                String worstPolicy = trailing;
+                double maxGap = capacities.stream()
+                        .mapToDouble(c -> bestHitRatio(curves, online, c) - curves.point(worstPolicy, c).hitRatio())
+                        .max().orElse(0);
+                third.append(", while `").append(worstPolicy).append("` is the worst at ").append(trailingCount)
+                        .append(" of ").append(capacities.size()).append(" capacities and trails the best by up to ")
+                        .append(points(maxGap));
+            }
+            sentences.add(third.append('.').toString());
         }
         return sentences;
     }
@@ -186,10 +198,8 @@ public final class DemoReport {
         return online.stream().filter(p -> curves.point(p, capacity).result().hits() == fewest).toList();
     }
 
-    private static double spread(MissRatioCurves curves, List<String> online, long capacity) {
-        double best = curves.point(best(curves, online, capacity).getFirst(), capacity).hitRatio();
-        double worst = curves.point(worst(curves, online, capacity).getFirst(), capacity).hitRatio();
-        return best - worst;
+    private static double bestHitRatio(MissRatioCurves curves, List<String> online, long capacity) {
+        return curves.point(best(curves, online, capacity).getFirst(), capacity).hitRatio();
     }
 
     private static String names(List<String> policies) {
@@ -205,7 +215,8 @@ public final class DemoReport {
     }
 
     private static String points(double fraction) {
-        return String.format(Locale.ROOT, "%.1f percentage points", 100 * fraction);
+        double value = 100 * fraction;
+        return String.format(Locale.ROOT, value == 1.0 ? "%.0f percentage point" : "%.1f percentage points", value);
     }
 
     static String ratio(double value) {

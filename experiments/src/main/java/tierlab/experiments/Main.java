@@ -33,13 +33,22 @@ public final class Main implements Runnable {
     /** The configured command line; tests use it with their own out/err writers. */
     public static CommandLine newCommandLine() {
         // Charts are drawn off-screen; without this AWT may look for a display on some machines.
-        if (System.getProperty("java.awt.headless") == null) {
-            System.setProperty("java.awt.headless", "true");
-        }
+        setIfUnset("java.awt.headless", "true");
+        // Tablesaw logs through SLF4J and tierlab ships no SLF4J backend, so its log lines go nowhere
+        // either way; naming the no-op provider explicitly keeps SLF4J from printing three lines
+        // about the missing backend on every run, while its real warnings and errors still show.
+        setIfUnset("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
+        setIfUnset("slf4j.internal.verbosity", "WARN");
         CommandLine commandLine = new CommandLine(new Main());
         commandLine.setParameterExceptionHandler(Main::handleParameterException);
         commandLine.setExecutionExceptionHandler(Main::handleExecutionException);
         return commandLine;
+    }
+
+    private static void setIfUnset(String key, String value) {
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+        }
     }
 
     /** {@code tierlab} alone: there is no default job, so show what there is. */

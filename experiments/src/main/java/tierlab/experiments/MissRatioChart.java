@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.text.DecimalFormat;
-import java.text.DecimalFormatSymbols;
 import java.util.List;
 import java.util.Locale;
 import org.knowm.xchart.BitmapEncoder;
@@ -35,8 +33,8 @@ public final class MissRatioChart {
         new Color(0x0072B2), new Color(0xE69F00), new Color(0x009E73), new Color(0xD55E00),
         new Color(0xCC79A7), new Color(0x56B4E9)};
     private static final Marker[] MARKERS = {
-        SeriesMarkers.CIRCLE, SeriesMarkers.SQUARE, SeriesMarkers.DIAMOND, SeriesMarkers.TRIANGLE_UP,
-        SeriesMarkers.TRIANGLE_DOWN, SeriesMarkers.CROSS};
+        SeriesMarkers.SQUARE, SeriesMarkers.DIAMOND, SeriesMarkers.TRIANGLE_UP, SeriesMarkers.TRIANGLE_DOWN,
+        SeriesMarkers.CROSS, SeriesMarkers.PLUS};
     private static final Color BELADY_COLOR = Color.BLACK;
     private static final Color INFINITE_COLOR = new Color(0x777777);
 
@@ -44,11 +42,17 @@ public final class MissRatioChart {
     }
 
     public static XYChart of(MissRatioCurves curves, String title) {
+        List<Long> capacities = curves.capacities();
+        // A log axis labels 1-9 of every decade; "5,000 6,000 7,000 ..." runs together at this width,
+        // while "5 6 7 ..." in thousands of blocks stays readable.
+        boolean thousands = capacities.getFirst() >= 1000;
+        double unit = thousands ? 1000.0 : 1.0;
         XYChart chart = new XYChartBuilder()
                 .width(WIDTH_PX)
                 .height(HEIGHT_PX)
                 .title(title)
-                .xAxisTitle("L1 capacity (blocks of 512 tokens, log scale)")
+                .xAxisTitle("L1 capacity (" + (thousands ? "thousands of blocks" : "blocks")
+                        + "; 1 block = 512 tokens; log scale)")
                 .yAxisTitle("block miss ratio (misses / references)")
                 .build();
         XYStyler styler = chart.getStyler();
@@ -61,11 +65,12 @@ public final class MissRatioChart {
         styler.setPlotGridLinesColor(new Color(0xDDDDDD));
         styler.setLegendBorderColor(new Color(0xBBBBBB));
         styler.setYAxisDecimalPattern("0.00");
-        DecimalFormat thousands = new DecimalFormat("#,##0", DecimalFormatSymbols.getInstance(Locale.ROOT));
-        styler.setxAxisTickLabelsFormattingFunction(thousands::format);
+        // A decimal pattern, not a tick-label function: XChart's function replaces the log-axis tick
+        // calculator with a linear one, which puts linear labels under log-placed points.
+        styler.setXAxisDecimalPattern("#,##0.###");
+        styler.setLocale(Locale.ROOT);
 
-        List<Long> capacities = curves.capacities();
-        double[] x = capacities.stream().mapToDouble(Long::doubleValue).toArray();
+        double[] x = capacities.stream().mapToDouble(capacity -> capacity / unit).toArray();
         int style = 0;
         for (String policy : curves.policies()) {
             double[] y = capacities.stream().mapToDouble(c -> curves.point(policy, c).missRatio()).toArray();
@@ -74,7 +79,7 @@ public final class MissRatioChart {
                 series.setLineColor(BELADY_COLOR);
                 series.setMarkerColor(BELADY_COLOR);
                 series.setLineStyle(SeriesLines.DASH_DASH);
-                series.setMarker(SeriesMarkers.OVAL);
+                series.setMarker(SeriesMarkers.CIRCLE);
             } else {
                 Color color = COLORS[style % COLORS.length];
                 series.setLineColor(color);

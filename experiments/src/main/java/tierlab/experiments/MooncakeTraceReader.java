@@ -75,7 +75,12 @@ public final class MooncakeTraceReader {
         } catch (JacksonException e) {
             JsonLocation location = e.getLocation();
             String column = location == null || location.getColumnNr() < 1 ? "" : " at column " + location.getColumnNr();
-            throw new TraceFormatException(file, lineNumber, "not valid JSON" + column + ": " + e.getOriginalMessage());
+            String problem = e.getOriginalMessage();
+            if (problem != null && problem.startsWith("Trailing token")) {
+                // Jackson's wording names its own binding classes; say what is wrong with the line instead.
+                problem = "more than one JSON value on the line";
+            }
+            throw new TraceFormatException(file, lineNumber, "not valid JSON" + column + ": " + problem);
         }
         if (node == null || !node.isObject()) {
             throw new TraceFormatException(file, lineNumber,

@@ -30,11 +30,20 @@ import tierlab.model.store.LookupResult.HitClass;
  *              B's staging copy lands before W_A → W_A writes B's bytes to unit a
  *              a later load of A from L2 gets B's bytes
  * </pre>
+ *
+ * <p>Second pair: the slice leaves the L1 index while its write is pending (L1 of 2 blocks):
+ * <pre>
+ *   store A: commit, W_A pending;  store C: commit, W_C pending; save admission evicts A from L1
+ *     fixed:   A's slice stays held as W_A's source (pending write only): no free byte
+ *              store B waits; W_A completes → B stages into A's old slice
+ *     R2 bug:  A's slice is freed at the eviction; B stages into it before W_A → same damage
+ * </pre>
  */
 class RaceR02PendingWriteSliceTest {
 
     private static final List<BlockKey> A = StoreHarness.chain("r2-A", 1);
     private static final List<BlockKey> B = StoreHarness.chain("r2-B", 1);
+    private static final List<BlockKey> C = StoreHarness.chain("r2-C", 1);
     private static final long X = 100;
 
     private static IoOp.CopyFromGpu stagingOf(StoreHarness h, long requestId) {
@@ -52,6 +61,16 @@ class RaceR02PendingWriteSliceTest {
         IoOp.L2Write writeA = h.first(IoOp.L2Write.class);
         assertEquals(h.unitsOf(A).get(0), writeA.l2Offset());
         assertTrue(h.store.isResident(writeA.l2Offset()));
+        return writeA;
+    }
+
+    /** Store A with W_A pending, then store C, whose save admission evicts A from the L1 index. */
+    private static IoOp.L2Write evictAWhileItsWriteIsPending(StoreHarness h) {
+        IoOp.L2Write writeA = storeAWithPendingWrite(h);
+        h.save(2, C, 10);
+        h.complete(stagingOf(h, 2));
+        assertFalse(h.store.isResident(writeA.l2Offset()), "save admission evicted A from the L1 index");
+        assertTrue(h.pending.contains(writeA), "W_A is still pending");
         return writeA;
     }
 
@@ -116,6 +135,48 @@ class RaceR02PendingWriteSliceTest {
 
         loadAFromL2(h);
         assertEquals(1, h.ledger.loadMismatches(), "the load of A from L2 delivers B's bytes");
+        assertEquals(0, h.ledger.loadMatches());
+    }
+
+    @Test
+    void fixedModelHoldsSliceEvictedFromTheIndexWhileItsWriteIsPending() {
+        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
+        IoOp.L2Write writeA = evictAWhileItsWriteIsPending(h);
+        long unitA = writeA.l2Offset();
+        assertEquals(0, h.store.pool().freeBytes(), "A's slice is still held by W_A");
+
+        h.save(3, B, 20);
+        assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
+        assertFalse(hasStaging(h, 3), "B waits: the only slice that could be freed is W_A's source");
+        h.complete(writeA);
+        assertEquals(writeA.l1Offset(), stagingOf(h, 3).l1Offset(), "B gets A's old slice once W_A completed");
+        h.drain();
+
+        assertEquals(new Content(A.get(0), 0), h.ledger.l2At(unitA));
+        loadAFromL2(h);
+        assertEquals(1, h.ledger.loadMatches());
+        assertEquals(0, h.ledger.loadMismatches(), h.ledger.mismatchExamples().toString());
+        assertTrue(h.store.leftovers().isEmpty(), h.store.leftovers().toString());
+    }
+
+    @Test
+    void ablationBreaksSliceEvictedFromTheIndexIsFreedUnderItsWrite() {
+        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)));
+        IoOp.L2Write writeA = evictAWhileItsWriteIsPending(h);
+        long unitA = writeA.l2Offset();
+        assertEquals(StoreHarness.BLOCK, h.store.pool().freeBytes(), "A's slice went back to the pool under W_A");
+
+        h.save(3, B, 20);
+        assertEquals(0, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
+        IoOp.CopyFromGpu stageB = stagingOf(h, 3);
+        assertEquals(writeA.l1Offset(), stageB.l1Offset(), "B stages into the slice W_A still reads");
+        h.complete(stageB);
+        h.complete(writeA);
+        assertEquals(new Content(B.get(0), 0), h.ledger.l2At(unitA), "W_A wrote B's bytes to A's unit");
+        h.drain();
+
+        loadAFromL2(h);
+        assertEquals(1, h.ledger.loadMismatches());
         assertEquals(0, h.ledger.loadMatches());
     }
 }

@@ -173,7 +173,7 @@ class RaceR04LeaseBlocksStoreTest {
     @Test
     void ablationBreaksStoreCommitsUnderALeaseThatAppearedDuringItsCopy() {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 2).withKnownBugs(Set.of(KnownBug.R4_STORE_IGNORES_LEASES)));
-        long unit = leaseDuringStaging(h);
+        leaseDuringStaging(h);
 
         assertEquals(0, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
         assertTrue(h.store.hasLease(X), "X still holds its lease on u");

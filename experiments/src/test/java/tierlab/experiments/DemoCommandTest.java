@@ -1,0 +1,251 @@
+package tierlab.experiments;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import tierlab.model.policy.BeladyPolicy;
+import tierlab.model.policy.Policies;
+
+class DemoCommandTest {
+
+    private static final List<Long> CAPACITIES = List.of(8L, 32L, 128L, 512L);
+
+    @TempDir
+    Path folder;
+
+    /** What one run of the command line printed and returned. */
+    private record Run(int exitCode, String out, String err) {
+    }
+
+    @Test
+    void writesTheFourFilesWithOneCsvRowPerPolicyAndCapacity() throws IOException {
+        Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 7);
+        Path out = folder.resolve("results/demo");
+
+        Run run = run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "512,8,32,128");
+
+        assertEquals(0, run.exitCode(), run.err());
+        assertEquals("", run.err());
+        for (String name : DemoCommand.OUTPUT_FILES) {
+            assertTrue(Files.size(out.resolve(name)) > 0, name + " is written");
+        }
+        byte[] png = Files.readAllBytes(out.resolve(DemoCommand.PNG_FILE));
+        assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, java.util.Arrays.copyOf(png, 4));
+        assertTrue(Files.readString(out.resolve(DemoCommand.SVG_FILE)).contains("<svg"));
+        try (Stream<Path> siblings = Files.list(out.getParent())) {
+            assertEquals(List.of(out), siblings.toList(), "no temporary folder is left beside the output");
+        }
+
+        Map<String, long[]> rows = readCsv(out.resolve(DemoCommand.CSV_FILE));
+        assertEquals(Policies.names().size() * CAPACITIES.size(), rows.size());
+        for (String policy : Policies.names()) {
+            for (long capacity : CAPACITIES) {
+                assertTrue(rows.containsKey(policy + "@" + capacity), "row for " + policy + " at " + capacity);
+            }
+        }
+
+        String report = Files.readString(out.resolve(DemoCommand.REPORT_FILE));
+        assertTrue(report.contains("](" + DemoCommand.PNG_FILE + ")"), "the report shows the chart");
+        assertTrue(report.contains("--capacities 8,32,128,512"), "the report gives the full command");
+        assertTrue(report.contains("| lru |"), "the report has the table");
+        assertTrue(run.out().contains("infinite cache"), run.out());
+    }
+
+    @Test
+    void lruRowsMatchAPlainLinkedHashMapLru() throws IOException {
+        Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 11);
+        Path out = folder.resolve("out");
+
+        Run run = run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "8,32,128,512");
+
+        assertEquals(0, run.exitCode(), run.err());
+        Map<String, long[]> rows = readCsv(out.resolve(DemoCommand.CSV_FILE));
+        long[] references = MooncakeTraceReader.read(trace).flattenedReferences();
+        for (long capacity : CAPACITIES) {
+            long hits = referenceLruHits(references, (int) capacity);
+            long[] row = rows.get("lru@" + capacity);
+            assertEquals(references.length, row[0], "references at " + capacity);
+            assertEquals(hits, row[1], "lru hits at " + capacity);
+            assertEquals(references.length - hits, row[2], "lru misses at " + capacity);
+            // Belady's MIN is optimal under demand insertion: no policy may beat it.
+            for (String policy : Policies.names()) {
+                assertTrue(rows.get(policy + "@" + capacity)[1] <= rows.get(BeladyPolicy.NAME + "@" + capacity)[1],
+                        policy + " beats belady at " + capacity);
+            }
+        }
+        long distinct = java.util.Arrays.stream(references).distinct().count();
+        String infinite = DemoReport.percent((double) (references.length - distinct) / references.length);
+        assertTrue(run.out().contains("infinite cache") && run.out().contains(infinite), run.out());
+    }
+
+    @Test
+    void aMissingTraceFailsWithOneLineAndLeavesNoOutputFolder() {
+        Path out = folder.resolve("never/demo");
+
+        Run run = run("demo", "--trace", folder.resolve("missing.jsonl").toString(), "--out", out.toString());
+
+        assertEquals(1, run.exitCode());
+        assertEquals("tierlab: trace file not found: " + folder.resolve("missing.jsonl"), run.err().strip());
+        assertFalse(Files.exists(out));
+        assertFalse(Files.exists(out.getParent()), "not even the parent folder is created");
+    }
+
+    @Test
+    void aMalformedTraceLineFailsWithFileAndLineAndLeavesNoOutputFolder() throws IOException {
+        Path trace = folder.resolve("bad.jsonl");
+        Files.writeString(trace, """
+                {"timestamp": 0, "input_length": 512, "output_length": 1, "hash_ids": [1]}
+                {"timestamp": 1, "input_length": 512, "output_length": 1}
+                """);
+        Path out = folder.resolve("out");
+
+        Run run = run("demo", "--trace", trace.toString(), "--out", out.toString());
+
+        assertEquals(1, run.exitCode());
+        assertEquals("tierlab: " + trace + ":2: missing field \"hash_ids\"", run.err().strip());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void aSecondRunReplacesTheOutputsAndAFolderWithOtherFilesIsRefused() throws IOException {
+        Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 3);
+        Path out = folder.resolve("out");
+
+        assertEquals(0, run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16").exitCode());
+        Run second = run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16,64");
+        assertEquals(0, second.exitCode(), second.err());
+        assertEquals(1 + Policies.names().size() * 2, Files.readAllLines(out.resolve(DemoCommand.CSV_FILE)).size());
+        try (Stream<Path> siblings = Files.list(folder)) {
+            assertEquals(Set.of(trace, out), Set.copyOf(siblings.toList()), "no .tmp- or .old- folder is left");
+        }
+
+        Path notOurs = Files.writeString(out.resolve("notes.txt"), "mine");
+        Run refused = run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16");
+        assertEquals(1, refused.exitCode());
+        assertTrue(refused.err().startsWith("tierlab: output folder " + out + " holds files this job does not write (notes.txt)"),
+                refused.err());
+        assertEquals("mine", Files.readString(notOurs));
+    }
+
+    @Test
+    void badFlagsGiveOneLineAndExitCode2() {
+        for (String[] args : List.of(
+                new String[] {"demo", "--bogus"},
+                new String[] {"demo", "--capacities", "0,8"},
+                new String[] {"demo", "--capacities", "eight"},
+                new String[] {"frobnicate"},
+                new String[] {})) {
+            Run run = run(args);
+            String shown = String.join(" ", args);
+            assertEquals(2, run.exitCode(), shown);
+            assertTrue(run.err().startsWith("tierlab: "), shown + ": " + run.err());
+            assertEquals(1, run.err().lines().count(), shown + ": " + run.err());
+            assertEquals("", run.out(), shown);
+        }
+    }
+
+    @Test
+    void helpExitsZero() {
+        Run run = run("demo", "--help");
+        assertEquals(0, run.exitCode());
+        assertTrue(run.out().contains("--capacities"), run.out());
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine commandLine = Main.newCommandLine();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        int exitCode = commandLine.execute(args);
+        return new Run(exitCode, out.toString(), err.toString());
+    }
+
+    /**
+     * A small trace with Mooncake's shape: requests share prefixes of a few "documents" (equal
+     * ids at equal positions) and add blocks of their own, so every policy sees hits and evictions.
+     */
+    private static Path writeSyntheticTrace(Path file, long seed) throws IOException {
+        Random random = new Random(seed);
+        int documents = 12;
+        long nextUniqueId = 10_000;
+        List<String> lines = new ArrayList<>();
+        for (int request = 0; request < 400; request++) {
+            int document = (int) Math.min(documents - 1, Math.abs(random.nextGaussian()) * 4);
+            int sharedBlocks = 1 + random.nextInt(40);
+            int ownBlocks = random.nextInt(8);
+            List<String> ids = new ArrayList<>();
+            for (int position = 0; position < sharedBlocks; position++) {
+                ids.add(Long.toString(document * 100L + position));
+            }
+            for (int block = 0; block < ownBlocks; block++) {
+                ids.add(Long.toString(nextUniqueId++));
+            }
+            lines.add("{\"timestamp\": " + request * 10 + ", \"input_length\": " + ids.size() * 512
+                    + ", \"output_length\": " + random.nextInt(100) + ", \"hash_ids\": [" + String.join(", ", ids) + "]}");
+        }
+        Files.write(file, lines, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    /** The textbook LRU: a LinkedHashMap in access order, evicting its eldest entry when full. */
+    private static long referenceLruHits(long[] references, int capacity) {
+        LinkedHashMap<Long, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+                return size() > capacity;
+            }
+        };
+        long hits = 0;
+        for (long key : references) {
+            if (cache.get(key) != null) {
+                hits++;
+            } else {
+                cache.put(key, Boolean.TRUE);
+            }
+        }
+        return hits;
+    }
+
+    /** CSV rows keyed "policy@capacity", values {references, hits, misses}; checks the header and ratios. */
+    private static Map<String, long[]> readCsv(Path csv) throws IOException {
+        List<String> lines = Files.readAllLines(csv);
+        assertEquals(String.join(",", MissRatioTable.COLUMNS), lines.getFirst());
+        Map<String, long[]> rows = new HashMap<>();
+        Set<String> seen = new HashSet<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] cells = line.split(",");
+            assertEquals(7, cells.length, line);
+            String key = cells[0] + "@" + cells[1];
+            assertTrue(seen.add(key), "duplicate row " + key);
+            long references = Long.parseLong(cells[2]);
+            long hits = Long.parseLong(cells[3]);
+            long misses = Long.parseLong(cells[4]);
+            assertEquals(references, hits + misses, line);
+            assertEquals((double) hits / references, Double.parseDouble(cells[5]), 1e-12, line);
+            assertEquals((double) misses / references, Double.parseDouble(cells[6]), 1e-12, line);
+            rows.put(key, new long[] {references, hits, misses});
+        }
+        return rows;
+    }
+}
