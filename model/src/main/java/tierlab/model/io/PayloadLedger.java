@@ -98,6 +98,28 @@ public final class PayloadLedger {
         }
     }
 
+    /**
+     * I7 after quiescence: every unit of every visible L2 entry holds the bytes of that entry's
+     * key (the last store of the range won). Call only when no write is in flight.
+     *
+     * @param unitOffsets the store's unit offset of (slot, lane)
+     * @return the number of units whose L2 bytes are not their key's (0 when I7 holds)
+     */
+    public long l2Disagreements(java.util.List<tierlab.model.l2.L2Index.EntryRecord> visible, int tp,
+                                java.util.function.BiFunction<Integer, Integer, Long> unitOffsets) {
+        long wrong = 0;
+        for (tierlab.model.l2.L2Index.EntryRecord entry : visible) {
+            for (int lane = 0; lane < tp; lane++) {
+                Content actual = l2ByOffset.get(unitOffsets.apply(entry.slot(), lane));
+                if (!new Content(entry.key(), lane).equals(actual)) {
+                    wrong++;
+                    note("L2 unit of " + entry.key() + " lane " + lane + " holds " + actual);
+                }
+            }
+        }
+        return wrong;
+    }
+
     /** What an L2 unit holds now (null: never written). */
     public Content l2At(long l2Offset) {
         return l2ByOffset.get(l2Offset);

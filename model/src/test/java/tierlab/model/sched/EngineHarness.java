@@ -36,6 +36,7 @@ final class EngineHarness {
         this.ledger = new PayloadLedger(storeSettings.geometry().laneBytes(), storeSettings.geometry().tp());
         this.completionOrder = shuffleCompletions ? new SplittableRandom(seed) : null;
         this.faults = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        this.checkPayloads = storeSettings.knownBugs().isEmpty();
     }
 
     void submit(long requestId, long promptTokens, long outputTokens, List<BlockKey> chain) {
@@ -62,7 +63,21 @@ final class EngineHarness {
             pending.addAll(scheduler.drainOps());
             scheduler.checkInvariants();
         }
+        // Quiescent: I6 (no load returned other bytes) and I7 (every stored range holds its last store).
+        if (!checkPayloads) {
+            return;
+        }
+        if (ledger.loadMismatches() != 0) {
+            throw new AssertionError("I6: " + ledger.loadMismatches() + " load mismatches: " + ledger.mismatchExamples());
+        }
+        long wrongL2 = ledger.l2Disagreements(store.index().visibleRecords(), store.settings().geometry().tp(), store::unitOffset);
+        if (wrongL2 != 0) {
+            throw new AssertionError("I7: " + wrongL2 + " L2 units do not hold their key: " + ledger.mismatchExamples());
+        }
     }
+
+    /** I6 and I7 are checked at quiescence unless an ablation run is expected to break them. */
+    boolean checkPayloads;
 
     static List<BlockKey> chain(String name, int blocks) {
         List<BlockKey> keys = new ArrayList<>();
