@@ -13,10 +13,12 @@ import tierlab.model.io.IoOp.Content;
  * @param units       L2 unit offsets to load, block by block and lane by lane within a block
  * @param expected    payload each unit must deliver
  * @param residentUnits how many of the units are resident in L1 now
+ * @param storeEpoch  the store epoch the lookup saw: a promotion made from this result is stale if
+ *                    a newer store overlapped its range, however late the caller acquires
  */
 public record LookupResult(long requestId, HitClass hitClass, long computedTokens, long hitTokens, int startBlock,
                            int hitBlocks, List<Long> units, List<Content> expected, int residentUnits,
-                           LeaseStatus leaseStatus) {
+                           LeaseStatus leaseStatus, long storeEpoch) {
 
     /** Where the hit's bytes are. */
     public enum HitClass { L1, MIXED, L2, MISS }

@@ -88,15 +88,17 @@ public final class TieredStore {
         final long unit;
         final Content expected;
         final int blockIndex;
+        final long epochAtLookup;
         UnitState state;
         Slice slice;
         Promotion promotion;
 
-        LeaseUnit(Lease lease, long unit, Content expected, int blockIndex) {
+        LeaseUnit(Lease lease, long unit, Content expected, int blockIndex, long epochAtLookup) {
             this.lease = lease;
             this.unit = unit;
             this.expected = expected;
             this.blockIndex = blockIndex;
+            this.epochAtLookup = epochAtLookup;
         }
     }
 
@@ -123,7 +125,10 @@ public final class TieredStore {
         final long unit;
         final List<LeaseUnit> waiters = new ArrayList<>();
         PromotionState state = PromotionState.WAIT_SPACE;
-        long epochAtReservation;
+        /** Stores with a newer epoch than this make the read stale: min(epoch at reservation, waiters' lookups). */
+        long epochBaseline = Long.MAX_VALUE;
+        /** Ablation R7: the cancelled read keeps its reservation when it lands. */
+        boolean leakOnCompletion;
         Slice slice;
         ReadBatch batch;
         boolean cancelled;
@@ -417,12 +422,12 @@ public final class TieredStore {
         if (existing != null && sameRemainingUnits(existing, units)) {
             status = LeaseStatus.LEASED;
         } else if (hitClass == HitClass.L1) {
-            status = createLease(requestId, units, expected, startBlock, nowNs) != null ? LeaseStatus.LEASED : LeaseStatus.ADMISSION_WAIT;
+            status = createLease(requestId, units, expected, startBlock, storeEpoch, nowNs) != null ? LeaseStatus.LEASED : LeaseStatus.ADMISSION_WAIT;
         }
         trace.record("lookup", requestId, hitClass.ordinal(), startBlock, hitBlocks, status.ordinal());
         pump();
         return new LookupResult(requestId, hitClass, computedTokens, hitTokens, startBlock, hitBlocks, units, expected,
-                resident, status);
+                resident, status, storeEpoch);
     }
 
     private boolean sameRemainingUnits(Lease lease, List<Long> units) {
@@ -451,7 +456,7 @@ public final class TieredStore {
         if (existing != null) {
             releaseLease(requestId, nowNs);
         }
-        Lease lease = createLease(requestId, hit.units(), hit.expected(), hit.startBlock(), nowNs);
+        Lease lease = createLease(requestId, hit.units(), hit.expected(), hit.startBlock(), hit.storeEpoch(), nowNs);
         AcquireOutcome outcome;
         if (lease == null) {
             outcome = AcquireOutcome.ADMISSION_WAIT;
@@ -467,7 +472,8 @@ public final class TieredStore {
     }
 
     /** Lease admission, then pin resident units and start promotions for the others. Null when admission says wait. */
-    private Lease createLease(long requestId, List<Long> units, List<Content> expected, int startBlock, long nowNs) {
+    private Lease createLease(long requestId, List<Long> units, List<Content> expected, int startBlock, long epochAtLookup,
+                              long nowNs) {
         long bytes = units.size() * laneBytes;
         if (!settings.has(KnownBug.R5_NO_LEASE_ADMISSION) && leasedRemainingBytes + bytes > settings.l1CapacityBytes()) {
             count(StoreCounter.LEASE_ADMISSION_WAITS, 1);
@@ -482,7 +488,7 @@ public final class TieredStore {
         List<LeaseUnit> toTouch = new ArrayList<>();
         for (int i = 0; i < units.size(); i++) {
             long unit = units.get(i);
-            LeaseUnit leaseUnit = new LeaseUnit(lease, unit, expected.get(i), startBlock + i / tp);
+            LeaseUnit leaseUnit = new LeaseUnit(lease, unit, expected.get(i), startBlock + i / tp, epochAtLookup);
             lease.units.add(leaseUnit);
             leasedUnitCounts[unitIndex(unit)]++;
             leasedRemainingBytes += laneBytes;
@@ -589,6 +595,7 @@ public final class TieredStore {
         if (inFlight != null && !settings.has(KnownBug.R6_NO_SINGLE_FLIGHT)) {
             // Single flight: one L2 read, one slice, shared by every lease that wants the range.
             inFlight.waiters.add(leaseUnit);
+            inFlight.epochBaseline = Math.min(inFlight.epochBaseline, leaseUnit.epochAtLookup);
             leaseUnit.promotion = inFlight;
             count(StoreCounter.PROMOTIONS_JOINED, 1);
             trace.record("promotion-join", inFlight.promotionId, leaseUnit.lease.leaseId);
@@ -596,6 +603,7 @@ public final class TieredStore {
         }
         Promotion promotion = new Promotion(nextId++, leaseUnit.unit);
         promotion.waiters.add(leaseUnit);
+        promotion.epochBaseline = leaseUnit.epochAtLookup;
         leaseUnit.promotion = promotion;
         promotionByUnit.putIfAbsent(leaseUnit.unit, promotion);
         count(StoreCounter.PROMOTIONS_STARTED, 1);
@@ -623,8 +631,8 @@ public final class TieredStore {
             slice.reserved = true;
             rolesChanged(slice);
             promotion.slice = slice;
-            promotion.epochAtReservation = storeEpoch;
-            trace.record("promotion-reserve", promotion.promotionId, offset, storeEpoch);
+            promotion.epochBaseline = Math.min(promotion.epochBaseline, storeEpoch);
+            trace.record("promotion-reserve", promotion.promotionId, offset, promotion.epochBaseline);
             ArrayDeque<WriteOp> writes = pendingWritesByUnit.get(promotion.unit);
             if (writes != null && !writes.isEmpty()) {
                 // The newest bytes of this range are still on their way to L2: read after the write lands.
@@ -676,7 +684,7 @@ public final class TieredStore {
         promotionByUnit.remove(promotion.unit, promotion);
         if (promotion.cancelled) {
             // Nobody wants the bytes any more; the slice was kept reserved until the read landed.
-            if (promotion.slice != null && !promotion.slice.freed) {
+            if (promotion.slice != null && !promotion.slice.freed && !promotion.leakOnCompletion) {
                 promotion.slice.reserved = false;
                 rolesChanged(promotion.slice);
             }
@@ -690,10 +698,10 @@ public final class TieredStore {
         Slice slice = promotion.slice;
         Slice residentNow = residentByUnit.get(promotion.unit);
         long lastStore = lastStoreEpochByUnit[unitIndex(promotion.unit)];
-        boolean stale = residentNow != null || lastStore > promotion.epochAtReservation;
+        boolean stale = residentNow != null || lastStore > promotion.epochBaseline;
         if (stale && !settings.has(KnownBug.R1_PUBLISH_STALE_PROMOTION)) {
             count(StoreCounter.PROMOTIONS_STALE, 1);
-            trace.record("promotion-stale", promotion.promotionId, lastStore, promotion.epochAtReservation);
+            trace.record("promotion-stale", promotion.promotionId, lastStore, promotion.epochBaseline);
             slice.reserved = false;
             rolesChanged(slice);
             for (LeaseUnit waiter : new ArrayList<>(promotion.waiters)) {
@@ -792,9 +800,9 @@ public final class TieredStore {
                     promotion.slice.reserved = false;
                     rolesChanged(promotion.slice);
                 }
-                if (!settings.has(KnownBug.R7_LEAK_FAILED_PROMOTION) || freeNow) {
-                    promotion.cancelled = true;
-                }
+                promotion.cancelled = true;
+                // The R7 bug: the cancelled read's reservation is never given back.
+                promotion.leakOnCompletion = settings.has(KnownBug.R7_LEAK_FAILED_PROMOTION) && !freeNow;
             }
         }
     }

@@ -29,6 +29,17 @@ final class EngineHarness {
     double readFailureProbability;
     final SplittableRandom faults;
 
+    /** Drives an existing store (for example one restored from a snapshot) with completions in FIFO order. */
+    EngineHarness(TieredStore existing, SchedulerSettings schedulerSettings, PayloadLedger sharedLedger) {
+        this.trace = existing.trace();
+        this.store = existing;
+        this.scheduler = new EngineScheduler(schedulerSettings, store, trace);
+        this.ledger = sharedLedger;
+        this.completionOrder = null;
+        this.faults = new SplittableRandom(0);
+        this.checkPayloads = existing.settings().knownBugs().isEmpty();
+    }
+
     EngineHarness(StoreSettings storeSettings, SchedulerSettings schedulerSettings, long seed, boolean shuffleCompletions) {
         this.trace = new DecisionTrace();
         this.store = new TieredStore(storeSettings, trace);

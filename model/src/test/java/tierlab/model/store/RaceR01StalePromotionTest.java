@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
@@ -169,9 +168,6 @@ class RaceR01StalePromotionTest {
     }
 
     @Test
-    @Disabled("model bug: TieredStore.acquire/createLease trusts an outdated LookupResult and the staleness check "
-            + "only compares against the epoch at reservation; with L1 = 1 block the promotion of u reserves after "
-            + "B's commit (by evicting B), reads B's bytes and publishes them as A: X's load mismatches with no switch on")
     void fixedModelHoldsOutdatedLookupNeverDeliversTheNewOwnersBytesEvenWhenThePromotionEvictsTheStore() {
         // Same interleaving as driveStalePromotion, but L1 holds one block: X's promotion cannot
         // reserve while B's write is pending, and reserves (by evicting B) only after W_B landed,

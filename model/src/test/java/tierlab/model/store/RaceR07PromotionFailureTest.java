@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
@@ -170,9 +169,6 @@ class RaceR07PromotionFailureTest {
     }
 
     @Test
-    @Disabled("model bug: with R7_LEAK_FAILED_PROMOTION, TieredStore.cancelPromotion (READING) does not mark the "
-            + "promotion cancelled, so onPromotionRead publishes it and calls promotion.waiters.get(0) on an empty "
-            + "waiter list: IndexOutOfBoundsException instead of the leaked reservation the switch documents")
     void ablationBreaksCancelledPromotionLeaksItsSlice() {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R7_LEAK_FAILED_PROMOTION)));
         IoOp.L2Read read = promotionHoldsTheLastBlock(h);
