@@ -69,6 +69,17 @@ public record BlockKey(long hi, long lo) implements Comparable<BlockKey> {
         return new BlockKey(digest.getLong(), digest.getLong());
     }
 
+    /** The bits are a SHA-256 digest already: fold them, nothing to mix. Written out so lookups stay cheap. */
+    @Override
+    public int hashCode() {
+        return (int) (hi ^ (hi >>> 32) ^ lo ^ (lo >>> 32));
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return this == other || (other instanceof BlockKey key && key.hi == hi && key.lo == lo);
+    }
+
     @Override
     public int compareTo(BlockKey other) {
         int byHi = Long.compareUnsigned(hi, other.hi);

@@ -14,7 +14,7 @@ import tierlab.model.geometry.BlockKey;
  * is present (claimed or committed) with identical metadata is not stored again: the first writer
  * wins. Conflicting metadata for a present key is reported, never overwritten.
  *
- * <p>The hash map is used only for lookups by key; nothing iterates it to make a decision.
+ * <p>The key map is used only for lookups by key; it cannot even be iterated.
  */
 public final class L2Index {
 
@@ -58,7 +58,7 @@ public final class L2Index {
     private final int allLanesMask;
     /** Ablation R12: a block is visible once any lane has committed. */
     private final boolean visibleAfterFirstLane;
-    private final Map<BlockKey, Entry> byKey = new HashMap<>();
+    private final BlockKeyMap<Entry> byKey;
     private final Entry[] bySlot;
     private long visibleCount;
 
@@ -74,6 +74,7 @@ public final class L2Index {
             throw new IllegalArgumentException("tp must be <= 30, was " + tp);
         }
         this.bySlot = new Entry[slotCount];
+        this.byKey = new BlockKeyMap<>(slotCount);
     }
 
     private boolean isVisible(int committedLaneMask) {

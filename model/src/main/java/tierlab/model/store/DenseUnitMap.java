@@ -28,6 +28,12 @@ final class DenseUnitMap<V> {
         return (V) values[index(unit)];
     }
 
+    /** Lookup by unit index ({@code lane × slotCount + slot}), which spares the division. */
+    @SuppressWarnings("unchecked")
+    V getAt(int unitIndex) {
+        return (V) values[unitIndex];
+    }
+
     boolean containsKey(long unit) {
         return values[index(unit)] != null;
     }

@@ -375,34 +375,41 @@ public final class TieredStore {
     public LookupResult lookup(long requestId, List<BlockKey> chain, long computedTokens, long promptTokens, long nowNs) {
         count(StoreCounter.LOOKUPS, 1);
         int blockTokens = geometry.blockTokens();
-        List<Long> units = new ArrayList<>();
-        List<Content> expected = new ArrayList<>();
         int startBlock = (int) (computedTokens / blockTokens);
         int hitBlocks = 0;
         long hitTokens = 0;
+        // The walk keeps the entries it found so each key is hashed once.
+        List<L2Index.Entry> found = new ArrayList<>(Math.max(0, chain.size() - startBlock));
         if (computedTokens % blockTokens == 0 && promptTokens > 0) {
-            int chainHits = 0;
-            while (startBlock + chainHits < chain.size() && index.visible(chain.get(startBlock + chainHits)) != null) {
-                chainHits++;
+            L2Index.Entry entry;
+            while (startBlock + found.size() < chain.size()
+                    && (entry = index.visible(chain.get(startBlock + found.size()))) != null) {
+                found.add(entry);
             }
-            long hitEnd = Math.min((long) (startBlock + chainHits) * blockTokens, promptTokens - 1);
+            long hitEnd = Math.min((long) (startBlock + found.size()) * blockTokens, promptTokens - 1);
             hitTokens = Math.max(0, hitEnd - computedTokens);
             hitBlocks = (int) Math.ceilDiv(hitTokens, blockTokens);
         }
+        // Arrays wrapped once by List.of: LookupResult's List.copyOf then keeps them without copying.
+        Long[] unitArray = new Long[hitBlocks * tp];
+        Content[] expectedArray = new Content[hitBlocks * tp];
         int resident = 0;
+        int u = 0;
         for (int b = startBlock; b < startBlock + hitBlocks; b++) {
-            L2Index.Entry entry = index.visible(chain.get(b));
-            for (int lane = 0; lane < tp; lane++) {
+            L2Index.Entry entry = found.get(b - startBlock);
+            for (int lane = 0; lane < tp; lane++, u++) {
                 long unit = unitOffset(entry.slot(), lane);
                 Content content = new Content(entry.key(), lane);
-                units.add(unit);
-                expected.add(content);
-                Slice slice = residentByUnit.get(unit);
+                unitArray[u] = unit;
+                expectedArray[u] = content;
+                Slice slice = residentByUnit.getAt(lane * slotCount + entry.slot());
                 if (slice != null && content.equals(slice.content)) {
                     resident++;
                 }
             }
         }
+        List<Long> units = List.of(unitArray);
+        List<Content> expected = List.of(expectedArray);
         HitClass hitClass;
         if (hitBlocks == 0) {
             hitClass = HitClass.MISS;
@@ -425,7 +432,7 @@ public final class TieredStore {
             status = createLease(requestId, units, expected, startBlock, storeEpoch, nowNs) != null ? LeaseStatus.LEASED : LeaseStatus.ADMISSION_WAIT;
         }
         trace.record("lookup", requestId, hitClass.ordinal(), startBlock, hitBlocks, status.ordinal());
-        pump();
+        // No pump: a lookup frees nothing and starts no promotion (an L1 lease pins resident slices only).
         return new LookupResult(requestId, hitClass, computedTokens, hitTokens, startBlock, hitBlocks, units, expected,
                 resident, status, storeEpoch);
     }

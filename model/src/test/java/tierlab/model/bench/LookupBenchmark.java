@@ -29,8 +29,9 @@ import tierlab.model.store.TieredStore;
  *
  * <p>{@code l1HitWithLease} is the full atomic path of an L1 hit: walk, classify, create the lease,
  * refresh recency; the lease is released in the same invocation so the state stays steady.
+ * {@code l2HitClassify} is lookup and classification alone (an L2 hit takes no lease);
  * {@code miss} walks a chain whose first key is absent. {@code l1HitWithLease} rotates over all
- * 1,563 chains, so every lookup touches memory the CPU caches no longer hold (the realistic case
+ * 1,570 chains, so every lookup touches memory the CPU caches no longer hold (the realistic case
  * for a serving engine); {@code l1HitWithLeaseCacheWarm} repeats one chain.
  */
 @State(Scope.Thread)
@@ -49,40 +50,66 @@ public class LookupBenchmark {
     int next;
     long requestId = 1_000_000;
 
+    /** Chains stored first and then pushed out of L1 by the resident ones: lookups classify them L2, no lease. */
+    List<List<BlockKey>> evictedChains;
+    int nextEvicted;
+
     @Setup(Level.Trial)
     public void fill() {
         ModelShape tiny = new ModelShape("tiny", 1, 1, 128, 2);
         Geometry geometry = new Geometry(tiny, 16, 1);
         long lane = geometry.laneBytes();
-        long l1Units = 110_000;
+        // 1,570 resident chains (100,480 units) after 4 cold ones (256 units); with 1% headroom the
+        // high water is 100,485 units, so save admission evicts the cold chains and keeps >= 100k.
+        long l1Units = 101_500;
         StoreSettings settings = StoreSettings.defaults(geometry, l1Units * lane, 120_000 * lane).withHeadroomFraction(0.01);
         store = new TieredStore(settings);
+        List<List<BlockKey>> cold = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            cold.add(storeChain(-1 - c));
+        }
         chains = new ArrayList<>();
-        int chainCount = Math.ceilDiv(RESIDENT_ENTRIES, CHAIN_BLOCKS);
-        for (int c = 0; c < chainCount; c++) {
-            List<BlockKey> chain = new ArrayList<>();
-            BlockKey parent = BlockKey.ROOT;
-            for (int b = 0; b < CHAIN_BLOCKS; b++) {
-                parent = BlockKey.fromTraceId(parent, c, b);
-                chain.add(parent);
-            }
-            chains.add(chain);
-            List<Long> gpu = new ArrayList<>();
-            for (int b = 0; b < CHAIN_BLOCKS; b++) {
-                gpu.add((long) b);
-            }
-            store.enqueueSave(c, chain, 0, CHAIN_BLOCKS, gpu, 0);
-            drain();
+        for (int c = 0; c < 1_570; c++) {
+            chains.add(storeChain(c));
         }
         if (store.residentCount() < RESIDENT_ENTRIES) {
             throw new IllegalStateException("only " + store.residentCount() + " entries resident");
         }
+        evictedChains = cold.subList(0, 3);
+        for (List<BlockKey> chain : evictedChains) {
+            LookupResult result = store.lookup(0, chain, 0, CHAIN_BLOCKS * 16L + 1, 0);
+            if (result.hitClass() != LookupResult.HitClass.L2) {
+                throw new IllegalStateException("an evicted chain classified " + result.hitClass());
+            }
+        }
         absent = new ArrayList<>();
         BlockKey parent = BlockKey.ROOT;
         for (int b = 0; b < CHAIN_BLOCKS; b++) {
-            parent = BlockKey.fromTraceId(parent, -1, b);
+            parent = BlockKey.fromTraceId(parent, Long.MIN_VALUE, b);
             absent.add(parent);
         }
+    }
+
+    private List<BlockKey> storeChain(long id) {
+        List<BlockKey> chain = new ArrayList<>();
+        List<Long> gpu = new ArrayList<>();
+        BlockKey parent = BlockKey.ROOT;
+        for (int b = 0; b < CHAIN_BLOCKS; b++) {
+            parent = BlockKey.fromTraceId(parent, id, b);
+            chain.add(parent);
+            gpu.add((long) b);
+        }
+        store.enqueueSave(id + 10_000, chain, 0, CHAIN_BLOCKS, gpu, 0);
+        drain();
+        return chain;
+    }
+
+    /** Walk and classify only: 64 index probes and residency checks, no lease (an L2 hit takes none). */
+    @Benchmark
+    public LookupResult l2HitClassify() {
+        List<BlockKey> chain = evictedChains.get(nextEvicted);
+        nextEvicted = (nextEvicted + 1) % evictedChains.size();
+        return store.lookup(requestId++, chain, 0, CHAIN_BLOCKS * 16L + 1, 0);
     }
 
     private void drain() {
