@@ -1,7 +1,5 @@
 package tierlab.model.policy;
 
-import java.util.function.LongPredicate;
-
 /**
  * Bimodal insertion (Qureshi et al., ISCA'07): LRU order, but most new keys enter at the
  * least-recent end, so a key has to be used again before it can displace the working set. That is
@@ -13,15 +11,15 @@ import java.util.function.LongPredicate;
  * insertion goes to the most-recent end and the policy behaves exactly like {@code lru}.
  * An access always moves the key to the most-recent end.
  */
-public final class BipPolicy implements ReplacementPolicy {
+public final class BipPolicy extends RecencyListPolicy {
 
     public static final String NAME = "bip";
 
     private final int mruInterval;
-    private final RecencyList recency = new RecencyList(NAME);
     private long insertions;
 
     public BipPolicy(int mruInterval) {
+        super(NAME);
         if (mruInterval < 1) {
             throw new IllegalArgumentException("mruInterval must be >= 1, was " + mruInterval);
         }
@@ -47,33 +45,8 @@ public final class BipPolicy implements ReplacementPolicy {
     }
 
     @Override
-    public void onAccess(long key) {
-        recency.access(key);
-    }
-
-    @Override
-    public void onRemove(long key) {
-        recency.remove(key);
-    }
-
-    @Override
-    public long selectVictim(LongPredicate evictable) {
-        return recency.leastRecent(evictable);
-    }
-
-    @Override
-    public boolean contains(long key) {
-        return recency.contains(key);
-    }
-
-    @Override
-    public int size() {
-        return recency.size();
-    }
-
-    @Override
     public void checkInvariants() {
-        recency.checkInvariants();
+        super.checkInvariants();
         if (insertions < 0) {
             throw new IllegalStateException(NAME + ": insertion counter overflowed");
         }
