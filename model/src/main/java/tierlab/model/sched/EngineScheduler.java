@@ -40,7 +40,6 @@ public final class EngineScheduler {
         final List<Long> gpuBlocks = new ArrayList<>();
         LookupResult hit;
         boolean prefetched;
-        boolean prefetchReady;
         boolean needsLoad;
         boolean loading;
         boolean acquiring;
@@ -163,14 +162,19 @@ public final class EngineScheduler {
         if (request.phase == Phase.PREFETCHING) {
             activePrefetches--;
             trace.record("prefetch-done", request.spec.requestId(), succeeded ? 1 : 0);
-            if (succeeded) {
-                request.prefetchReady = true;
+            if (succeeded && request.hit.computedTokens() == request.computedTokens) {
+                // Admitted with its lease: its sequence slot and GPU blocks were taken when the prefetch began.
+                request.prefetched = true;
+                admitRunning(request, request.hit, nowNs);
             } else {
+                // Failed (or the computed prefix changed): drop the lease and look the request up again.
                 store.releaseLease(request.spec.requestId(), nowNs);
                 request.hit = null;
+                freeGpuBlocks.addAll(request.gpuBlocks);
+                request.gpuBlocks.clear();
+                request.phase = Phase.WAITING;
+                waiting.addFirst(request);
             }
-            request.phase = Phase.WAITING;
-            waiting.addFirst(request);
         } else if (request.phase == Phase.RUNNING) {
             // Synchronous L2 path of a load (prefetch off).
             if (succeeded) {
@@ -225,20 +229,11 @@ public final class EngineScheduler {
         while (!waiting.isEmpty()) {
             Request request = waiting.pollFirst();
             long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
-            if (running.size() >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
+            // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
+            // so a finished prefetch can always run and release its lease.
+            if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
                 deferred.add(request);
                 break;
-            }
-            if (request.prefetchReady) {
-                request.prefetchReady = false;
-                if (request.hit != null && request.hit.computedTokens() == request.computedTokens) {
-                    request.prefetched = true;
-                    admitRunning(request, request.hit, nowNs);
-                    continue;
-                }
-                // The computed prefix changed while parked: drop the parked result and its lease.
-                store.releaseLease(request.spec.requestId(), nowNs);
-                request.hit = null;
             }
             LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
                     request.spec.promptTokens(), nowNs);
@@ -291,6 +286,10 @@ public final class EngineScheduler {
                 request.phase = Phase.PREFETCHING;
                 request.acquiring = true;
                 activePrefetches++;
+                long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+                while (request.gpuBlocks.size() < needBlocks) {
+                    request.gpuBlocks.add(freeGpuBlocks.pollFirst());
+                }
             }
             case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
                 request.hit = null;
@@ -626,8 +625,9 @@ public final class EngineScheduler {
             throw new IllegalStateException("GPU blocks: " + heldBlocks + " held + " + freeGpuBlocks.size()
                     + " free != gpuKvBlocks " + settings.gpuKvBlocks());
         }
-        if (running.size() > settings.maxNumSeqs()) {
-            throw new IllegalStateException("running " + running.size() + " > maxNumSeqs " + settings.maxNumSeqs());
+        if (running.size() + activePrefetches > settings.maxNumSeqs()) {
+            throw new IllegalStateException("running " + running.size() + " + prefetching " + activePrefetches
+                    + " > maxNumSeqs " + settings.maxNumSeqs());
         }
         for (Iterator<Request> it = waiting.iterator(); it.hasNext(); ) {
             Request request = it.next();
