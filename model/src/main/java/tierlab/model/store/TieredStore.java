@@ -386,7 +386,11 @@ public final class TieredStore {
                     && (entry = index.visible(chain.get(startBlock + found.size()))) != null) {
                 found.add(entry);
             }
-            long hitEnd = Math.min((long) (startBlock + found.size()) * blockTokens, promptTokens - 1);
+            // A lease pins every byte it loads from in L1, so a hit is capped to what L1 can hold at
+            // once; without the cap a prefix longer than L1 could never pass lease admission.
+            long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
+            long usableBlocks = Math.min(found.size(), maxLeaseBlocks);
+            long hitEnd = Math.min((startBlock + usableBlocks) * blockTokens, promptTokens - 1);
             hitTokens = Math.max(0, hitEnd - computedTokens);
             hitBlocks = (int) Math.ceilDiv(hitTokens, blockTokens);
         }
