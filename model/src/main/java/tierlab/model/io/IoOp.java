@@ -9,21 +9,30 @@ import tierlab.model.geometry.BlockKey;
  * {@link IoCompletion} for that ticket. The same records drive the device model in simulation,
  * the real io_uring engine in live mode, and the hybrid backend in between.
  */
-public sealed interface IoOp {
+public sealed interface IoOp permits IoOp.L2Op, IoOp.CopyToGpu, IoOp.CopyFromGpu, IoOp.Compute {
 
     long ticket();
 
     /** Payload identity of one unit: the KV of one block lane is a pure function of its prefix key. */
     record Content(BlockKey key, int lane) {}
 
+    /** An operation on the L2 device: what a {@link StoragePort} performs. */
+    sealed interface L2Op extends IoOp permits L2Read, L2Write {
+        long l1Offset();
+
+        long l2Offset();
+
+        long lengthBytes();
+    }
+
     /**
      * Read an L2 range into an L1 slice. Reads with the same {@code batchId} were grouped by the
      * model and should be submitted together (one io_uring_enter per batch per ring).
      */
-    record L2Read(long ticket, long l2Offset, long lengthBytes, long l1Offset, long batchId, int batchSize) implements IoOp {}
+    record L2Read(long ticket, long l2Offset, long lengthBytes, long l1Offset, long batchId, int batchSize) implements L2Op {}
 
     /** Write an L1 slice to an L2 range. */
-    record L2Write(long ticket, long l1Offset, long l2Offset, long lengthBytes) implements IoOp {}
+    record L2Write(long ticket, long l1Offset, long l2Offset, long lengthBytes) implements L2Op {}
 
     /** One piece of a grouped L1 → GPU copy, with the payload the request expects to receive. */
     record GpuLoadSegment(long l1Offset, long lengthBytes, long gpuBlockId, Content expected) {}
