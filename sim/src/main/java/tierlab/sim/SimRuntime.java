@@ -1,0 +1,154 @@
+package tierlab.sim;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import tierlab.model.io.IoCompletion;
+import tierlab.model.io.IoOp;
+import tierlab.model.io.PayloadLedger;
+import tierlab.model.sched.EngineScheduler;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.store.TieredStore;
+import tierlab.sim.device.CopyEngine;
+import tierlab.sim.device.DeviceProfile;
+import tierlab.sim.device.GpuModel;
+import tierlab.sim.device.HostSubmitter;
+import tierlab.sim.device.NvmeModel;
+import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.kernel.Simulator;
+
+/**
+ * Drives the unchanged model on a virtual clock: requests arrive as events, every operation the
+ * model emits goes to a device model that says when it completes, and the completion comes back
+ * as an event. Payload identity is followed by a {@link PayloadLedger}, so a stale read is a
+ * counted mismatch exactly as in hybrid and live mode.
+ *
+ * <p>L2 reads of one batch (same batch id) are one submission on the host submitter; the L2
+ * writes emitted together are one submission. Everything here is deterministic: the same
+ * inputs and seed give the same decision trace.
+ */
+public final class SimRuntime {
+
+    /** Receives every completion before the model sees it: fault injection hooks in here. */
+    public interface CompletionFilter {
+        /** Returns the completion to deliver (possibly failed) and may delay it by returning a later time. */
+        Delivery filter(IoOp op, long completionNs);
+    }
+
+    /** When and how an operation's completion is delivered. */
+    public record Delivery(long atNs, boolean succeeded) {}
+
+    private final Simulator simulator;
+    private final EngineScheduler scheduler;
+    private final TieredStore store;
+    private final PayloadLedger ledger;
+    private final NvmeModel nvme;
+    private final CopyEngine hostToDevice;
+    private final CopyEngine deviceToHost;
+    private final GpuModel gpu;
+    private final HostSubmitter submitter;
+    private CompletionFilter filter;
+    private boolean checkInvariants;
+    private long requestsSubmitted;
+
+    public SimRuntime(EngineScheduler scheduler, DeviceProfile profile, SeedTree seeds) {
+        this.simulator = new Simulator();
+        this.scheduler = scheduler;
+        this.store = scheduler.store();
+        this.ledger = new PayloadLedger(store.settings().geometry().laneBytes(), store.settings().geometry().tp());
+        this.nvme = new NvmeModel(profile.nvme(), seeds.seedOf("nvme"));
+        this.hostToDevice = new CopyEngine(profile.pcie().h2dBytesPerSecond(), profile.pcie().h2dLatencyNs());
+        this.deviceToHost = new CopyEngine(profile.pcie().d2hBytesPerSecond(), profile.pcie().d2hLatencyNs());
+        this.gpu = new GpuModel(profile.gpu());
+        this.submitter = new HostSubmitter(profile.host());
+    }
+
+    /** Installs a completion filter (fault injection); null removes it. */
+    public void setCompletionFilter(CompletionFilter completionFilter) {
+        this.filter = completionFilter;
+    }
+
+    /** Checks every invariant after every event (slow; for tests and fault campaigns). */
+    public void setCheckInvariants(boolean check) {
+        this.checkInvariants = check;
+    }
+
+    /** Schedules a request's arrival at its {@code arrivalNs}. */
+    public void submit(RequestSpec spec) {
+        requestsSubmitted++;
+        simulator.at(spec.arrivalNs(), now -> {
+            scheduler.submit(spec, now);
+            pump(now);
+        });
+    }
+
+    /** Runs to quiescence: every request finished and every operation completed. */
+    public void run() {
+        simulator.run();
+    }
+
+    /** Runs until the virtual horizon. */
+    public void run(long horizonNs) {
+        simulator.run(horizonNs);
+    }
+
+    private void pump(long nowNs) {
+        scheduler.tick(nowNs);
+        List<IoOp> ops = scheduler.drainOps();
+        if (ops.isEmpty()) {
+            check();
+            return;
+        }
+        Map<Long, List<IoOp.L2Read>> readBatches = new LinkedHashMap<>();
+        List<IoOp.L2Write> writes = new ArrayList<>();
+        for (IoOp op : ops) {
+            switch (op) {
+                case IoOp.L2Read read -> readBatches.computeIfAbsent(read.batchId(), b -> new ArrayList<>()).add(read);
+                case IoOp.L2Write write -> writes.add(write);
+                case IoOp.CopyToGpu copy -> deliver(op, hostToDevice.submit(copy.totalBytes(), nowNs));
+                case IoOp.CopyFromGpu copy -> deliver(op, deviceToHost.submit(copy.totalBytes(), nowNs));
+                case IoOp.Compute compute -> deliver(op, nowNs + gpu.stepNs(compute));
+            }
+        }
+        for (List<IoOp.L2Read> batch : readBatches.values()) {
+            long atDevice = submitter.submit(batch.size(), nowNs);
+            for (IoOp.L2Read read : batch) {
+                deliver(read, nvme.submit(true, read.lengthBytes(), atDevice));
+            }
+        }
+        if (!writes.isEmpty()) {
+            long atDevice = submitter.submit(writes.size(), nowNs);
+            for (IoOp.L2Write write : writes) {
+                deliver(write, nvme.submit(false, write.lengthBytes(), atDevice));
+            }
+        }
+        check();
+    }
+
+    private void deliver(IoOp op, long completionNs) {
+        Delivery delivery = filter == null ? new Delivery(completionNs, true) : filter.filter(op, completionNs);
+        simulator.at(Math.max(completionNs, delivery.atNs()), now -> {
+            ledger.apply(op, delivery.succeeded());
+            scheduler.onCompletion(delivery.succeeded() ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"), now);
+            pump(now);
+        });
+    }
+
+    private void check() {
+        if (checkInvariants) {
+            scheduler.checkInvariants();
+        }
+    }
+
+    public Simulator simulator() { return simulator; }
+    public EngineScheduler scheduler() { return scheduler; }
+    public TieredStore store() { return store; }
+    public PayloadLedger ledger() { return ledger; }
+    public NvmeModel nvme() { return nvme; }
+    public CopyEngine hostToDevice() { return hostToDevice; }
+    public CopyEngine deviceToHost() { return deviceToHost; }
+    public GpuModel gpu() { return gpu; }
+    public HostSubmitter submitter() { return submitter; }
+    public long requestsSubmitted() { return requestsSubmitted; }
+}

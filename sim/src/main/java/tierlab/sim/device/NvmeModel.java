@@ -1,0 +1,77 @@
+package tierlab.sim.device;
+
+import java.util.PriorityQueue;
+import org.apache.commons.math3.distribution.ExponentialDistribution;
+import org.apache.commons.math3.random.Well19937c;
+
+/**
+ * A FIFO queue in front of {@code min(channels, queueDepth)} identical servers. Commands arrive
+ * in non-decreasing time order (the simulator guarantees it), so each takes the server that
+ * frees first and its completion time is known at arrival: with one channel and Poisson arrivals
+ * of equal reads this is exactly an M/D/1 queue (a test checks it against the closed form).
+ */
+public final class NvmeModel {
+    private final NvmeProfile profile;
+    private final PriorityQueue<Long> serverFreeAtNs = new PriorityQueue<>();
+    private final ExponentialDistribution readJitter;
+    private final ExponentialDistribution writeJitter;
+    private long readOps;
+    private long writeOps;
+    private long readBytes;
+    private long writeBytes;
+    private long busyNs;
+    private long queueWaitNs;
+
+    public NvmeModel(NvmeProfile profile, long seed) {
+        this.profile = profile;
+        for (int i = 0; i < profile.parallelism(); i++) {
+            serverFreeAtNs.add(0L);
+        }
+        boolean jitter = profile.latencyJitter().equals("exponential");
+        this.readJitter = jitter && profile.readBaseLatencyNs() > 0
+                ? new ExponentialDistribution(new Well19937c(seed), profile.readBaseLatencyNs()) : null;
+        this.writeJitter = jitter && profile.writeBaseLatencyNs() > 0
+                ? new ExponentialDistribution(new Well19937c(seed ^ 0x9E3779B97F4A7C15L), profile.writeBaseLatencyNs()) : null;
+    }
+
+    /** Service time of one command, without queueing. */
+    public long serviceNs(boolean read, long bytes) {
+        long base;
+        double bandwidth;
+        if (read) {
+            base = readJitter == null ? profile.readBaseLatencyNs() : Math.round(readJitter.sample());
+            bandwidth = profile.readBytesPerSecondPerChannel();
+        } else {
+            base = writeJitter == null ? profile.writeBaseLatencyNs() : Math.round(writeJitter.sample());
+            bandwidth = profile.writeBytesPerSecondPerChannel();
+        }
+        return base + (long) Math.ceil(bytes * 1e9 / bandwidth);
+    }
+
+    /** A command arriving at {@code arrivalNs}: returns when it completes. */
+    public long submit(boolean read, long bytes, long arrivalNs) {
+        long freeAt = serverFreeAtNs.poll();
+        long startNs = Math.max(arrivalNs, freeAt);
+        long service = serviceNs(read, bytes);
+        long doneNs = startNs + service;
+        serverFreeAtNs.add(doneNs);
+        queueWaitNs += startNs - arrivalNs;
+        busyNs += service;
+        if (read) {
+            readOps++;
+            readBytes += bytes;
+        } else {
+            writeOps++;
+            writeBytes += bytes;
+        }
+        return doneNs;
+    }
+
+    public long readOps() { return readOps; }
+    public long writeOps() { return writeOps; }
+    public long readBytes() { return readBytes; }
+    public long writeBytes() { return writeBytes; }
+    public long busyNs() { return busyNs; }
+    /** Total time commands spent waiting for a free channel. */
+    public long queueWaitNs() { return queueWaitNs; }
+}

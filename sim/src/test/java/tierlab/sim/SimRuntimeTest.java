@@ -1,0 +1,77 @@
+package tierlab.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.sched.EngineScheduler;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.StoreSettings;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+import tierlab.sim.device.DeviceProfile;
+import tierlab.sim.kernel.SeedTree;
+
+class SimRuntimeTest {
+
+    static List<BlockKey> chain(long prompt, int blocks) {
+        List<BlockKey> keys = new ArrayList<>();
+        BlockKey parent = BlockKey.ROOT;
+        for (int b = 0; b < blocks; b++) {
+            parent = BlockKey.fromTraceId(parent, prompt, b);
+            keys.add(parent);
+        }
+        return keys;
+    }
+
+    /** Cold then warm pass of 40 Qwen3-8B prompts over an L1 that holds about half of them. */
+    static SimRuntime run(long seed, boolean check) {
+        Geometry geometry = Geometry.qwen3_8b();
+        long blockBytes = geometry.blockBytes();
+        StoreSettings settings = StoreSettings.defaults(geometry, 600 * blockBytes, 4_000 * blockBytes);
+        DecisionTrace trace = new DecisionTrace();
+        TieredStore store = new TieredStore(settings, trace);
+        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(20_000).withConcurrency(8), store, trace);
+        SeedTree seeds = new SeedTree(seed);
+        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
+        runtime.setCheckInvariants(check);
+        SplittableRandom arrivals = seeds.random("arrivals");
+        long t = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int p = 0; p < 40; p++) {
+                t += (long) (arrivals.nextDouble() * 50_000_000);
+                int blocks = 20 + (int) (p % 7);
+                runtime.submit(new RequestSpec(pass * 1000 + p, t, blocks * 16L + 9, 1, chain(p, blocks)));
+            }
+        }
+        runtime.run();
+        return runtime;
+    }
+
+    @Test
+    void coldThenWarmPassRunsToQuiescenceWithoutMismatch() {
+        SimRuntime runtime = run(1, true);
+        assertEquals(80, runtime.scheduler().finished().size());
+        assertTrue(runtime.store().leftovers().isEmpty(), runtime.store().leftovers().toString());
+        assertEquals(0, runtime.ledger().mismatches(), runtime.ledger().mismatchExamples().toString());
+        assertTrue(runtime.ledger().loadMatches() > 0, "the warm pass loads from the store");
+        assertTrue(runtime.nvme().readOps() > 0, "L1 is smaller than the working set, so L2 is read back");
+        assertTrue(runtime.simulator().nowNs() > 0);
+    }
+
+    @Test
+    void sameSeedSameTraceDifferentSeedDifferentTrace() {
+        long a = run(5, false).store().trace().hash();
+        long b = run(5, false).store().trace().hash();
+        long c = run(6, false).store().trace().hash();
+        assertEquals(a, b);
+        assertNotEquals(a, c);
+    }
+}
