@@ -89,6 +89,8 @@ public final class TieredStore {
         final Content expected;
         final int blockIndex;
         final long epochAtLookup;
+        /** The bytes came from L2 through a promotion (else they were resident in L1). */
+        boolean viaPromotion;
         UnitState state;
         Slice slice;
         Promotion promotion;
@@ -435,6 +437,7 @@ public final class TieredStore {
         } else if (hitClass == HitClass.L1) {
             status = createLease(requestId, units, expected, startBlock, storeEpoch, nowNs) != null ? LeaseStatus.LEASED : LeaseStatus.ADMISSION_WAIT;
         }
+        count(StoreCounter.HIT_TOKENS, hitTokens);
         trace.record("lookup", requestId, hitClass.ordinal(), startBlock, hitBlocks, status.ordinal());
         // No pump: a lookup frees nothing and starts no promotion (an L1 lease pins resident slices only).
         return new LookupResult(requestId, hitClass, computedTokens, hitTokens, startBlock, hitBlocks, units, expected,
@@ -725,6 +728,7 @@ public final class TieredStore {
         slice.content = promotion.waiters.get(0).expected;
         for (LeaseUnit waiter : promotion.waiters) {
             attach(waiter, slice);
+            waiter.viaPromotion = true;
             waiter.lease.promotingUnits--;
         }
         publish(slice, settings.promotionsAsHeadroom(), promotion.waiters.get(0).lease.requestId,
@@ -862,6 +866,7 @@ public final class TieredStore {
             borrowed.add(slice);
             long gpuBlock = gpuBlockIds.get(leaseUnit.blockIndex - firstBlock);
             segments.add(new IoOp.GpuLoadSegment(slice.poolOffset, laneBytes, gpuBlock, leaseUnit.expected));
+            count(leaseUnit.viaPromotion ? StoreCounter.L2_HIT_BYTES : StoreCounter.L1_HIT_BYTES, laneBytes);
         }
         Load load = new Load(lease, borrowed);
         lease.activeLoad = load;
