@@ -63,7 +63,9 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
         Settings.positive("ringCount", ringCount);
         Settings.pageAligned("writeBatchMaxBytes", writeBatchMaxBytes);
         Settings.positive("stagingSlots", stagingSlots);
-        knownBugs = knownBugs == null || knownBugs.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(knownBugs));
+        // An EnumSet: has() is asked on hot paths (inside eviction scans), and a bit test is cheap.
+        knownBugs = java.util.Collections.unmodifiableSet(knownBugs == null || knownBugs.isEmpty()
+                ? EnumSet.noneOf(KnownBug.class) : EnumSet.copyOf(knownBugs));
     }
 
     /** The reference defaults for a geometry and the two capacities. */

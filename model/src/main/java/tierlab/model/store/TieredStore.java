@@ -246,6 +246,8 @@ public final class TieredStore {
     private final ReplacementPolicy policy;
     private final DecisionTrace trace;
     private final long[] counters = new long[StoreCounter.values().length];
+    /** R2's switch, read inside eviction scans, so kept as a field. */
+    private final boolean reusePendingWriteSlices;
 
     private final ArrayDeque<IoOp> outbox = new ArrayDeque<>();
     private final ArrayDeque<StoreEvent> events = new ArrayDeque<>();
@@ -301,6 +303,7 @@ public final class TieredStore {
         this.policy = Policies.create(settings.policy(), new PolicyOptions(
                 Math.max(1, settings.l1CapacityBytes() / laneBytes), settings.mruInterval(), settings.futureReferences()));
         this.trace = trace;
+        this.reusePendingWriteSlices = settings.has(KnownBug.R2_REUSE_PENDING_WRITE_SLICE);
         if (snapshot == null) {
             this.ring = new L2Ring(slotCount);
             this.index = new L2Index(slotCount, tp, settings.has(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES));
@@ -1347,6 +1350,11 @@ public final class TieredStore {
         long bytes = units * laneBytes;
         long offset = pool.allocate(bytes);
         while (offset == L1Pool.NO_SPACE) {
+            if (units > 1 && pool.freeBytes() >= bytes) {
+                // Enough bytes but not contiguous: evicting more would only punch more holes.
+                // The caller seals the batch here and reserves the rest separately.
+                return L1Pool.NO_SPACE;
+            }
             if (!evictOne(false)) {
                 return L1Pool.NO_SPACE;
             }
@@ -1387,7 +1395,7 @@ public final class TieredStore {
     }
 
     private boolean evictionFreesMemory(Slice slice) {
-        return slice.pendingWrites == 0 || settings.has(KnownBug.R2_REUSE_PENDING_WRITE_SLICE);
+        return slice.pendingWrites == 0 || reusePendingWriteSlices;
     }
 
     private void evict(Slice slice) {

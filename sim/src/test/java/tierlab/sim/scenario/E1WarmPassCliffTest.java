@@ -84,7 +84,7 @@ class E1WarmPassCliffTest {
                     r.warm().promptTokensPerSecond(), r.warm().l1HitRatio(), r.warm().l2ReadOps(), r.warm().ioSubmissions());
         }
         System.out.printf("wall %.1f s%n", (System.nanoTime() - t0) / 1e9);
-        // Measured: lru 0.000, lru with headroom promotions 0.807, bip 0.460.
+        // Measured: lru 0.000, lru with headroom promotions 0.807, bip 0.807.
         assertTrue(lruOrdinary.warm().l1HitRatio() < 0.1, "the cliff: " + lruOrdinary.warm().l1HitRatio());
         assertTrue(lruHeadroom.warm().l1HitRatio() > lruOrdinary.warm().l1HitRatio() + 0.3);
         assertTrue(bipOrdinary.warm().l1HitRatio() > lruOrdinary.warm().l1HitRatio() + 0.3);

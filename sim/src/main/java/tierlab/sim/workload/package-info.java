@@ -1,0 +1,18 @@
+/**
+ * Workloads: what arrives at the simulated serving engine, as {@link tierlab.model.sched.RequestSpec}
+ * lists sorted by arrival with unique, stable request ids.
+ *
+ * <ul>
+ *   <li>{@link tierlab.sim.workload.MooncakeTraceReader} reads a Mooncake JSONL trace and
+ *       {@link tierlab.sim.workload.MooncakeWorkload} re-blocks it to the model's block size;</li>
+ *   <li>{@link tierlab.sim.workload.SyntheticWorkload} generates Poisson or bursty arrivals with
+ *       Zipf-shared prefixes and multi-turn sessions;</li>
+ *   <li>{@link tierlab.sim.workload.LongPrefillPasses} is the reference benchmarks' cold pass then
+ *       warm pass of the same long prompts (E1–E3 in shared/spec/EXPERIMENTS.md).</li>
+ * </ul>
+ *
+ * <p>Every random choice comes from a named stream of a {@link tierlab.sim.kernel.SeedTree}, one
+ * stream per kind of choice, so the same seed gives the same list and changing one setting (say,
+ * the output length) does not shift the draws of another (the arrival times).
+ */
+package tierlab.sim.workload;
