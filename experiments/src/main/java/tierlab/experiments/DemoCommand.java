@@ -19,6 +19,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tierlab.model.policy.Policies;
+import tierlab.sim.workload.MooncakeTrace;
+import tierlab.sim.workload.MooncakeTraceReader;
+import tierlab.sim.workload.TraceException;
 
 /**
  * {@code tierlab demo}: the block-level miss-ratio curve of a Mooncake trace for every registered
@@ -70,11 +73,20 @@ public final class DemoCommand implements Callable<Integer> {
         // Refuse a bad --out before the replays rather than after them.
         AtomicOutputDirectory.checkReplaceable(out, OUTPUT_FILES);
 
-        MooncakeTrace mooncake = MooncakeTraceReader.read(trace);
-        List<String> policies = Policies.names();
-        long startNs = System.nanoTime();
-        MissRatioCurves curves = MissRatioSweep.run(mooncake, policies, capacityBlocks);
-        double replaySeconds = (System.nanoTime() - startNs) / 1e9;
+        MooncakeTrace mooncake;
+        MissRatioCurves curves;
+        double replaySeconds;
+        try {
+            mooncake = MooncakeTraceReader.read(trace);
+            List<String> policies = Policies.names();
+            long startNs = System.nanoTime();
+            curves = MissRatioSweep.run(mooncake, policies, capacityBlocks);
+            replaySeconds = (System.nanoTime() - startNs) / 1e9;
+        } catch (TraceException e) {
+            // The trace reader lives in sim/ and cannot know this module's CommandException; its
+            // message already names the file (and line), so it is shown to the user as it is.
+            throw new CommandException(e.getMessage(), e);
+        }
 
         String report = DemoReport.markdown(curves, mooncake, typedCommand(), fullCommand(capacityBlocks),
                 PNG_FILE, CSV_FILE, SVG_FILE);

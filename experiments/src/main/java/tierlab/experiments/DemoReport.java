@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import tierlab.model.policy.BeladyPolicy;
+import tierlab.sim.workload.MooncakeTrace;
 
 /**
  * The demo's report.md: what was run, the exact command, the tables, the chart and a few

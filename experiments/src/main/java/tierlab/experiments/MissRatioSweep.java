@@ -9,6 +9,7 @@ import tierlab.model.policy.Policies;
 import tierlab.model.policy.PolicyOptions;
 import tierlab.model.policy.ReplacementPolicy;
 import tierlab.model.policy.ReplayResult;
+import tierlab.sim.workload.MooncakeTrace;
 
 /**
  * Replays a trace through every policy at every capacity with {@link CacheReplay}'s

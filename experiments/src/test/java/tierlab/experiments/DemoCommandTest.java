@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import tierlab.model.policy.BeladyPolicy;
 import tierlab.model.policy.Policies;
+import tierlab.sim.workload.MooncakeTraceReader;
 
 class DemoCommandTest {
 

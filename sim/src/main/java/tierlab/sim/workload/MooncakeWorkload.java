@@ -120,7 +120,7 @@ public final class MooncakeWorkload {
             parent = BlockKey.fromTraceId(parent, hashIds[traceBlock], subBlock);
             chain.add(parent);
         }
-        return chain;
+        return List.copyOf(chain);
     }
 
     /** Refuses a block size that does not divide the trace's 512-token blocks. */
