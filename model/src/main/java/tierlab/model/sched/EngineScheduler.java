@@ -149,7 +149,7 @@ public final class EngineScheduler {
             switch (event) {
                 case StoreEvent.AcquireDone done -> onAcquireDone(request, done.succeeded(), nowNs);
                 case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
-                case StoreEvent.SaveStaged staged -> onSaveStaged(event.requestId(), nowNs);
+                case StoreEvent.SaveStaged staged -> onSaveStaged(event.requestId(), staged.cancelled(), nowNs);
             }
         }
     }
@@ -206,10 +206,17 @@ public final class EngineScheduler {
         maybeCompute(nowNs);
     }
 
-    private void onSaveStaged(long requestId, long nowNs) {
-        List<Long> held = gpuBlocksHeldForStaging.remove(requestId);
-        if (held != null) {
-            freeGpuBlocks.addAll(held);
+    private void onSaveStaged(long requestId, boolean cancelled, long nowNs) {
+        if (cancelled) {
+            // A save cancelled by a preemption finished copying: the old blocks are free once no cancelled
+            // copy of this request reads them. It is not the current incarnation's save.
+            if (!store.cancelledStagingInFlight(requestId)) {
+                List<Long> held = gpuBlocksHeldForStaging.remove(requestId);
+                if (held != null) {
+                    freeGpuBlocks.addAll(held);
+                }
+            }
+            return;
         }
         Request request = requestsById.get(requestId);
         if (request != null && request.saveQueued) {
@@ -420,6 +427,11 @@ public final class EngineScheduler {
     }
 
     private boolean growOrPreempt(Request request, long nowNs) {
+        // A prefetch holding GPU blocks gives them back before any running request is preempted; otherwise
+        // a lone running request preempts itself and the two can take turns forever.
+        while (freeGpuBlocks.isEmpty() && cancelNewestPrefetch(nowNs)) {
+            // retry with the blocks it gave back
+        }
         while (freeGpuBlocks.isEmpty()) {
             Request victim = running.get(running.size() - 1);
             preempt(victim, nowNs);
@@ -429,6 +441,25 @@ public final class EngineScheduler {
         }
         request.gpuBlocks.add(freeGpuBlocks.pollFirst());
         return true;
+    }
+
+    /** Cancels the newest prefetch: its lease (and so its promotions) go, its blocks are freed, it waits again. */
+    private boolean cancelNewestPrefetch(long nowNs) {
+        for (Request request : requestsById.descendingMap().values()) {
+            if (request.phase == Phase.PREFETCHING && !request.gpuBlocks.isEmpty()) {
+                activePrefetches--;
+                request.acquiring = false;
+                store.releaseLease(request.spec.requestId(), nowNs);
+                request.hit = null;
+                freeGpuBlocks.addAll(request.gpuBlocks);
+                request.gpuBlocks.clear();
+                request.phase = Phase.WAITING;
+                waiting.addFirst(request);
+                trace.record("prefetch-cancel", request.spec.requestId());
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -160,11 +160,15 @@ public final class TieredStore {
         int waitingOn;
         long ticket;
 
+        /** The store epoch of each unit's bytes, to tell whether a failed write was the newest. */
+        final long[] epochs;
+
         WriteOp(long l1Offset, long l2Offset, List<Slice> sources, List<Long> units) {
             this.l1Offset = l1Offset;
             this.l2Offset = l2Offset;
             this.sources = sources;
             this.units = units;
+            this.epochs = new long[units.size()];
         }
     }
 
@@ -743,6 +747,11 @@ public final class TieredStore {
         }
     }
 
+    private boolean indexed(Content expected, long unit) {
+        L2Index.Entry entry = index.visible(expected.key());
+        return entry != null && unitOffset(entry.slot(), expected.lane()) == unit;
+    }
+
     /** A stale promotion's lease takes the newer resident bytes if they are what it expects, else reads again. */
     private void resolveStaleWaiter(LeaseUnit waiter) {
         waiter.lease.promotingUnits--;
@@ -752,8 +761,7 @@ public final class TieredStore {
             reportAcquireIfDone(waiter.lease);
             return;
         }
-        L2Index.Entry entry = index.visible(waiter.expected.key());
-        if (entry != null && unitOffset(entry.slot(), waiter.expected.lane()) == waiter.unit) {
+        if (indexed(waiter.expected, waiter.unit) && lastStoreEpochByUnit[unitIndex(waiter.unit)] <= waiter.epochAtLookup) {
             waiter.state = UnitState.PROMOTING;
             waiter.lease.promotingUnits++;
             startPromotion(waiter);
@@ -1060,7 +1068,26 @@ public final class TieredStore {
             return false;
         }
         for (int slot : batch.slots) {
+            if (ring.ownerOf(slot) != batch.runId && !settings.has(KnownBug.R11_WRITE_TO_REALLOCATED_SLOT)) {
+                // The ring gave this slot to a newer run: commit drops this unit (R11), so it must not wait,
+                // holding its reservation, for leases on the new owner's keys.
+                continue;
+            }
             if (leasedUnitCounts[unitIndex(unitOffset(slot, batch.lane))] > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True while a save of the request cancelled by a preemption still has a staging copy reading its old GPU blocks. */
+    public boolean cancelledStagingInFlight(long requestId) {
+        List<StoreJob> jobs = jobsByRequest.get(requestId);
+        if (jobs == null) {
+            return false;
+        }
+        for (StoreJob job : jobs) {
+            if (job.cancelled && job.copiesInFlight > 0) {
                 return true;
             }
         }
@@ -1168,7 +1195,7 @@ public final class TieredStore {
                 && (job.cancelled || job.batchesStaged >= job.batchesTotal);
         if (allStaged && !job.stagedReported) {
             job.stagedReported = true;
-            events.add(new StoreEvent.SaveStaged(job.requestId));
+            events.add(new StoreEvent.SaveStaged(job.requestId, job.cancelled));
             trace.record("save-staged", job.requestId);
         }
     }
@@ -1276,6 +1303,9 @@ public final class TieredStore {
             rolesChanged(slice);
         }
         WriteOp write = new WriteOp(sources.get(0).poolOffset, sources.get(0).unit, sources, units);
+        for (int i = 0; i < units.size(); i++) {
+            write.epochs[i] = lastStoreEpochByUnit[unitIndex(units.get(i))];
+        }
         for (long unit : units) {
             ArrayDeque<WriteOp> queue = pendingWritesByUnit.computeIfAbsent(unit, u -> new ArrayDeque<>());
             if (!queue.isEmpty() && !settings.has(KnownBug.R3_UNCHAINED_OVERLAPPING_WRITES)) {
@@ -1295,6 +1325,33 @@ public final class TieredStore {
         }
     }
 
+    /**
+     * A failed write leaves its L2 range without the bytes: where it carried the newest store of a
+     * unit, that unit's key leaves the index (a later lookup recomputes it instead of reading
+     * garbage) and its L1 copy, now unreachable, leaves L1.
+     */
+    private void forgetUnwrittenKeys(WriteOp write) {
+        for (int i = 0; i < write.units.size(); i++) {
+            long unit = write.units.get(i);
+            if (lastStoreEpochByUnit[unitIndex(unit)] != write.epochs[i]) {
+                continue;
+            }
+            int slot = slotOf(unit);
+            // The range's bytes changed (to garbage): a new epoch makes any read of it stale.
+            lastStoreEpochByUnit[unitIndex(unit)] = ++storeEpoch;
+            if (index.removeSlot(slot) != null) {
+                count(StoreCounter.L2_KEYS_LOST, 1);
+                trace.record("key-lost", slot);
+            }
+            for (int lane = 0; lane < tp; lane++) {
+                Slice resident = residentByUnit.get(unitOffset(slot, lane));
+                if (resident != null && isEvictable(resident)) {
+                    unpublish(resident);
+                }
+            }
+        }
+    }
+
     private void submitWrite(WriteOp write) {
         write.ticket = nextTicket++;
         inflightByTicket.put(write.ticket, write);
@@ -1305,8 +1362,11 @@ public final class TieredStore {
     }
 
     private void onWriteDone(WriteOp write, IoCompletion completion) {
-        // A failed write leaves L2 without the bytes; the L1 copy stays valid while resident, and
-        // the index entry is the caller's to distrust. The write still leaves the chain.
+        if (!completion.succeeded()) {
+            count(StoreCounter.L2_WRITE_FAILURES, 1);
+            forgetUnwrittenKeys(write);
+        }
+        // The write leaves the chain whether it succeeded or not.
         for (Slice slice : write.sources) {
             if (!slice.freed) {
                 slice.pendingWrites--;
