@@ -31,7 +31,7 @@ import tierlab.model.trace.DecisionTrace;
  * request must have finished with nothing left over (I10), no load or staging copy may have moved
  * other bytes than expected (I6, R10) and every visible L2 range must hold its key (I7).
  *
- * <p>System properties: {@code tierlab.fuzz.seeds} (default 300) runs seeds 0..N-1, starting at
+ * <p>System properties: {@code tierlab.fuzz.seeds} (default 1500) runs seeds 0..N-1, starting at
  * {@code tierlab.fuzz.first} (default 0); {@code tierlab.fuzz.seed=N} replays one seed and keeps
  * the last decisions of the trace for the failure message.
  */
@@ -348,7 +348,7 @@ class ModelFuzzTest {
             return;
         }
         long first = Long.getLong("tierlab.fuzz.first", 0L);
-        long count = Long.getLong("tierlab.fuzz.seeds", 300L);
+        long count = Long.getLong("tierlab.fuzz.seeds", 1500L);
         List<Long> failing = new ArrayList<>();
         List<String> messages = new ArrayList<>();
         long steps = 0;
