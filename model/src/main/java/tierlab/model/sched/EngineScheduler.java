@@ -77,6 +77,12 @@ public final class EngineScheduler {
     private final ArrayDeque<IoOp> ownOps = new ArrayDeque<>();
 
     private StepPhase stepPhase = StepPhase.IDLE;
+    /**
+     * Something that can let a waiting request in has happened since the last admission pass (an
+     * arrival, a finished step, a store event, a preemption). Without it a pass would only repeat
+     * the last one's lookups, on every I/O completion.
+     */
+    private boolean admissionDirty = true;
     private long computeTicket = -1;
     private IoOp.Compute currentCompute;
     private final List<Request> stepLoads = new ArrayList<>();
@@ -110,6 +116,7 @@ public final class EngineScheduler {
         Request request = new Request(spec);
         requestsById.put(spec.requestId(), request);
         waiting.addLast(request);
+        admissionDirty = true;
         trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
     }
 
@@ -127,7 +134,10 @@ public final class EngineScheduler {
     public void tick(long nowNs) {
         handleStoreEvents(nowNs);
         if (stepPhase == StepPhase.IDLE) {
-            admit(nowNs);
+            if (admissionDirty) {
+                admissionDirty = false;
+                admit(nowNs);
+            }
             startStep(nowNs);
         }
         handleStoreEvents(nowNs);
@@ -145,6 +155,7 @@ public final class EngineScheduler {
 
     private void handleStoreEvents(long nowNs) {
         for (StoreEvent event : store.drainEvents()) {
+            admissionDirty = true;
             Request request = requestsById.get(event.requestId());
             switch (event) {
                 case StoreEvent.AcquireDone done -> onAcquireDone(request, done.succeeded(), nowNs);
@@ -233,7 +244,10 @@ public final class EngineScheduler {
         // The R13 ablation reads the prefetch count once per pass, as the buggy version did.
         int prefetchesAtPassStart = activePrefetches;
         List<Request> deferred = new ArrayList<>();
-        while (!waiting.isEmpty()) {
+        // One pass looks at no more than maxNumSeqs waiting requests: parked ones are looked up again
+        // on the next pass, and a queue of thousands is not re-walked on every event.
+        int scanned = 0;
+        while (!waiting.isEmpty() && scanned++ < settings.maxNumSeqs()) {
             Request request = waiting.pollFirst();
             long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
             // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
@@ -241,6 +255,14 @@ public final class EngineScheduler {
             if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
                 deferred.add(request);
                 break;
+            }
+            int activeNow = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
+            if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
+                    && request.parkedNow
+                    && isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens, request.spec.promptTokens()))) {
+                // Parked before and still a mixed or L2 hit: it stays parked; a full lookup would decide the same.
+                deferred.add(request);
+                continue;
             }
             LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
                     request.spec.promptTokens(), nowNs);
@@ -275,6 +297,10 @@ public final class EngineScheduler {
         for (int i = deferred.size() - 1; i >= 0; i--) {
             waiting.addFirst(deferred.get(i));
         }
+    }
+
+    private static boolean isMixedOrL2(HitClass hitClass) {
+        return hitClass == HitClass.MIXED || hitClass == HitClass.L2;
     }
 
     /** Starts a prefetch; false when the lease must wait for admission (the request stays queued). */
@@ -469,6 +495,7 @@ public final class EngineScheduler {
      * until the copy lands.
      */
     private void preempt(Request request, long nowNs) {
+        admissionDirty = true;
         running.remove(request);
         stepLoads.remove(request);
         request.preemptions++;
@@ -505,6 +532,7 @@ public final class EngineScheduler {
     }
 
     private void finishCompute(long nowNs) {
+        admissionDirty = true;
         IoOp.Compute compute = currentCompute;
         currentCompute = null;
         computeTicket = -1;

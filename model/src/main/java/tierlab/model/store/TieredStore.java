@@ -451,6 +451,47 @@ public final class TieredStore {
                 resident, status, storeEpoch);
     }
 
+    /**
+     * The class a lookup would return now, without building its result or taking a lease: the
+     * scheduler asks this for requests the prefetch bound would park anyway, so a long queue of
+     * parked requests is not fully looked up on every pass. Same walk and cap as {@link #lookup}.
+     */
+    public HitClass classify(List<BlockKey> chain, long computedTokens, long promptTokens) {
+        int blockTokens = geometry.blockTokens();
+        if (computedTokens % blockTokens != 0 || promptTokens <= 0) {
+            return HitClass.MISS;
+        }
+        int startBlock = (int) (computedTokens / blockTokens);
+        long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
+        int found = 0;
+        int resident = 0;
+        while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
+            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
+            if (entry == null) {
+                break;
+            }
+            // Only blocks inside the capped hit count; the cap is applied below, so count lazily.
+            long blocksIfThisCounts = found + 1;
+            long hitEnd = Math.min((startBlock + blocksIfThisCounts) * blockTokens, promptTokens - 1);
+            if (hitEnd - computedTokens <= (long) found * blockTokens) {
+                break;
+            }
+            found++;
+            for (int lane = 0; lane < tp; lane++) {
+                Slice slice = residentByUnit.getAt(lane * slotCount + entry.slot());
+                if (slice != null && slice.content != null && slice.content.lane() == lane
+                        && slice.content.key().equals(entry.key())) {
+                    resident++;
+                }
+            }
+        }
+        if (found == 0) {
+            return HitClass.MISS;
+        }
+        int units = found * tp;
+        return resident == units ? HitClass.L1 : resident > 0 ? HitClass.MIXED : HitClass.L2;
+    }
+
     private boolean sameRemainingUnits(Lease lease, List<Long> units) {
         List<Long> remaining = new ArrayList<>();
         for (LeaseUnit unit : lease.units) {

@@ -1,0 +1,57 @@
+package tierlab.sim.scenario;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.sched.EngineScheduler;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.StoreSettings;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+import tierlab.sim.SimRuntime;
+import tierlab.sim.device.DeviceProfile;
+import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.metrics.CounterSnapshot;
+import tierlab.sim.metrics.PassMetrics;
+import tierlab.sim.workload.MooncakeWorkload;
+
+/** The shared Mooncake trace replays end to end in sim mode, with zero payload mismatches. */
+class MooncakeReplayTest {
+    static final Path TRACE = Path.of("../../shared/data/mooncake_synthetic_trace.jsonl");
+
+    @Test
+    void theSharedTraceReplaysEndToEnd() {
+        assumeTrue(Files.exists(TRACE), "the shared Mooncake trace is not beside the checkout");
+        // The trace's own 512-token blocks (72 MiB of Qwen3-8B KV each): one block per trace hash id.
+        Geometry geometry = new Geometry(tierlab.model.geometry.ModelShape.QWEN3_8B, 512, 1);
+        List<RequestSpec> requests = MooncakeWorkload.load(TRACE, geometry, MooncakeWorkload.Options.ALL);
+        StoreSettings settings = StoreSettings.defaults(geometry, 512L << 30, 4096L << 30);
+        DecisionTrace trace = new DecisionTrace();
+        TieredStore store = new TieredStore(settings, trace);
+        EngineScheduler scheduler = new EngineScheduler(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
+        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
+        requests.forEach(runtime::submit);
+        CounterSnapshot start = CounterSnapshot.take(runtime);
+        long wallStart = System.nanoTime();
+        runtime.run();
+        long wallNs = System.nanoTime() - wallStart;
+        PassMetrics metrics = PassMetrics.of("mooncake", runtime.scheduler().finished(), start, CounterSnapshot.take(runtime));
+        System.out.printf("mooncake: %d requests, simulated %.1f s in %.2f s wall (%.0fx), %d events (%.2f M events/s),"
+                        + " external hit ratio %.3f, L1 hit ratio %.3f, TTFT p50 %.0f ms p99 %.0f ms%n",
+                metrics.requests(), runtime.simulator().nowNs() / 1e9, wallNs / 1e9, runtime.simulator().nowNs() / (double) wallNs,
+                runtime.simulator().eventsFired(), runtime.simulator().eventsFired() / (wallNs / 1e3),
+                metrics.externalHitRatio(), metrics.l1HitRatio(), metrics.ttftP50Ms(), metrics.ttftP99Ms());
+        System.out.printf("lookups %d, steps %d, hit tokens %d%n", runtime.store().counter(tierlab.model.store.StoreCounter.LOOKUPS), runtime.gpu().steps(), runtime.store().counter(tierlab.model.store.StoreCounter.HIT_TOKENS));
+        assertEquals(3_993, metrics.requests());
+        assertEquals(0, runtime.ledger().mismatches());
+        assertTrue(runtime.store().leftovers().isEmpty());
+        assertTrue(metrics.externalHitRatio() > 0.3, "the trace shares prefixes");
+    }
+}
