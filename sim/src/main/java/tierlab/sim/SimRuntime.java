@@ -8,6 +8,8 @@ import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
 import tierlab.model.sched.EngineScheduler;
+import tierlab.model.l2.L2Snapshot;
+import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.store.TieredStore;
 import tierlab.sim.device.CopyEngine;
@@ -40,8 +42,17 @@ public final class SimRuntime {
     public record Delivery(long atNs, boolean succeeded) {}
 
     private final Simulator simulator;
-    private final EngineScheduler scheduler;
-    private final TieredStore store;
+    private EngineScheduler scheduler;
+    private TieredStore store;
+    /** Bumped by a crash: events of an earlier process are dropped when they fire. */
+    private int generation;
+    private L2Snapshot lastSnapshot;
+    private long snapshotIntervalNs;
+    private long nextSnapshotNs;
+    private final List<RequestOutcome> finishedBeforeCrashes = new ArrayList<>();
+    private long crashes;
+    private boolean down;
+    private final List<RequestSpec> arrivedWhileDown = new ArrayList<>();
     private final PayloadLedger ledger;
     private final NvmeModel nvme;
     private final CopyEngine hostToDevice;
@@ -78,6 +89,11 @@ public final class SimRuntime {
     public void submit(RequestSpec spec) {
         requestsSubmitted++;
         simulator.at(spec.arrivalNs(), now -> {
+            if (down) {
+                // No process is serving: the client retries once the engine is back.
+                arrivedWhileDown.add(spec);
+                return;
+            }
             scheduler.submit(spec, now);
             pump(now);
         });
@@ -94,6 +110,10 @@ public final class SimRuntime {
     }
 
     private void pump(long nowNs) {
+        if (snapshotIntervalNs > 0 && nowNs >= nextSnapshotNs) {
+            lastSnapshot = store.snapshot();
+            nextSnapshotNs = nowNs + snapshotIntervalNs;
+        }
         scheduler.tick(nowNs);
         List<IoOp> ops = scheduler.drainOps();
         if (ops.isEmpty()) {
@@ -128,11 +148,72 @@ public final class SimRuntime {
 
     private void deliver(IoOp op, long completionNs) {
         Delivery delivery = filter == null ? new Delivery(completionNs, true) : filter.filter(op, completionNs);
+        int issuedIn = generation;
         simulator.at(Math.max(completionNs, delivery.atNs()), now -> {
+            if (issuedIn != generation) {
+                // Issued by a process that crashed: nobody is waiting for it any more.
+                return;
+            }
             ledger.apply(op, delivery.succeeded());
             scheduler.onCompletion(delivery.succeeded() ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"), now);
             pump(now);
         });
+    }
+
+    /**
+     * Takes an L2 index snapshot every {@code intervalNs} of virtual time (and one now), as a
+     * deployment that persists its index periodically would; a crash restarts from the last one.
+     */
+    public void setSnapshotIntervalNs(long intervalNs) {
+        this.snapshotIntervalNs = intervalNs;
+        this.lastSnapshot = store.snapshot();
+        this.nextSnapshotNs = simulator.nowNs() + intervalNs;
+    }
+
+    /**
+     * Schedules a process crash at {@code atNs} and a restart {@code restartDelayNs} later: pinned
+     * memory and GPU memory are lost, operations in flight are abandoned, the L2 file survives, and
+     * the new process recovers its index from the last snapshot plus the allocation journal (see
+     * {@link TieredStore#recover}). Requests that had not finished are submitted again at restart.
+     */
+    public void crashAt(long atNs, long restartDelayNs) {
+        simulator.at(atNs, now -> {
+            if (lastSnapshot == null) {
+                throw new IllegalStateException("crashAt needs setSnapshotIntervalNs first: there is no index snapshot");
+            }
+            crashes++;
+            generation++;
+            finishedBeforeCrashes.addAll(scheduler.finished());
+            List<RequestSpec> unfinished = scheduler.unfinished();
+            ledger.crash();
+            TieredStore recovered = TieredStore.recover(store.settings(), lastSnapshot,
+                    store.allocationsSince(lastSnapshot.nextRunId()), store.trace());
+            EngineScheduler restarted = new EngineScheduler(scheduler.settings(), recovered, store.trace());
+            down = true;
+            simulator.at(now + restartDelayNs, then -> {
+                store = recovered;
+                scheduler = restarted;
+                down = false;
+                lastSnapshot = store.snapshot();
+                List<RequestSpec> resubmit = new ArrayList<>(unfinished);
+                resubmit.addAll(arrivedWhileDown);
+                arrivedWhileDown.clear();
+                for (RequestSpec spec : resubmit) {
+                    scheduler.submit(new RequestSpec(spec.requestId(), then, spec.promptTokens(), spec.outputTokens(),
+                            spec.chain()), then);
+                }
+                pump(then);
+            });
+        });
+    }
+
+    /** Requests finished by processes that later crashed. */
+    public List<RequestOutcome> finishedBeforeCrashes() {
+        return List.copyOf(finishedBeforeCrashes);
+    }
+
+    public long crashes() {
+        return crashes;
     }
 
     private void check() {

@@ -120,6 +120,12 @@ public final class PayloadLedger {
         return wrong;
     }
 
+    /** A process crash: pinned host memory and GPU memory are gone; L2 (the file) survives. */
+    public void crash() {
+        l1ByOffset.clear();
+        gpuByBlockLane.clear();
+    }
+
     /** What an L2 unit holds now (null: never written). */
     public Content l2At(long l2Offset) {
         return l2ByOffset.get(l2Offset);

@@ -595,6 +595,21 @@ public final class EngineScheduler {
     // Queries and invariants
     // ------------------------------------------------------------------------------------------
 
+    public SchedulerSettings settings() {
+        return settings;
+    }
+
+    /** Requests submitted but not finished, in id order: what a restarted engine must serve again. */
+    public List<RequestSpec> unfinished() {
+        List<RequestSpec> specs = new ArrayList<>();
+        for (Request request : requestsById.values()) {
+            if (request.phase != Phase.FINISHED) {
+                specs.add(request.spec);
+            }
+        }
+        return specs;
+    }
+
     public List<RequestOutcome> finished() {
         return List.copyOf(finished);
     }

@@ -285,6 +285,8 @@ public final class TieredStore {
     private final long[] lastStoreEpochByUnit;
 
     private final ArrayDeque<StoreBatch> storeQueue = new ArrayDeque<>();
+    /** Every L2 allocation in order, so a crash can tell which slots changed after a snapshot. */
+    private final List<L2Ring.Run> allocationJournal = new ArrayList<>();
     private final List<StoreBatch> storesWaitingForLeasesAfterCopy = new ArrayList<>();
     private final Map<Long, List<StoreJob>> jobsByRequest = new HashMap<>();
     private int stagingInUse;
@@ -348,9 +350,53 @@ public final class TieredStore {
         return new TieredStore(settings, trace, snapshot);
     }
 
+    /**
+     * Recovery after a crash: the index and ring from the last snapshot, minus every entry on a
+     * slot that was allocated after it (the journal of allocations since the snapshot says which):
+     * those slots may hold newer bytes than the snapshot's keys, so their keys are dropped rather
+     * than trusted. A real deployment appends each allocation to a small journal beside the index;
+     * that append is what {@link #allocationsSince} stands for.
+     */
+    public static TieredStore recover(StoreSettings settings, L2Snapshot snapshot, List<L2Ring.Run> allocatedSince,
+                                      DecisionTrace trace) {
+        TieredStore store = restore(settings, snapshot, trace);
+        for (L2Ring.Run run : allocatedSince) {
+            for (int slot = run.firstSlot(); slot < run.endSlot(); slot++) {
+                if (store.index.removeSlot(slot) != null) {
+                    store.count(StoreCounter.L2_KEYS_LOST, 1);
+                }
+            }
+        }
+        store.trace.record("recover", snapshot.nextRunId(), allocatedSince.size());
+        return store;
+    }
+
+    /** Runs allocated with an id at or after {@code firstRunId}, oldest first: the allocation journal. */
+    public List<L2Ring.Run> allocationsSince(long firstRunId) {
+        List<L2Ring.Run> since = new ArrayList<>();
+        for (L2Ring.Run run : allocationJournal) {
+            if (run.runId() >= firstRunId) {
+                since.add(run);
+            }
+        }
+        return since;
+    }
+
     /** The L2 index and ring as data; only committed keys are kept. */
     public L2Snapshot snapshot() {
-        return new L2Snapshot(slotCount, laneBytes, tp, ring.head(), ring.nextRunId(), ring.runs(), index.visibleRecords());
+        // A key whose L2 write has not landed yet is not on disk: a snapshot that kept it would
+        // point a restarted store at bytes that were never written.
+        List<L2Index.EntryRecord> durable = new ArrayList<>();
+        for (L2Index.EntryRecord record : index.visibleRecords()) {
+            boolean written = true;
+            for (int lane = 0; lane < tp && written; lane++) {
+                written = !pendingWritesByUnit.containsKey(unitOffset(record.slot(), lane));
+            }
+            if (written) {
+                durable.add(record);
+            }
+        }
+        return new L2Snapshot(slotCount, laneBytes, tp, ring.head(), ring.nextRunId(), ring.runs(), durable);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -1005,6 +1051,7 @@ public final class TieredStore {
             evictL2Run(evicted);
         }
         L2Ring.Run run = allocation.run();
+        allocationJournal.add(run);
         trace.record("l2-alloc", run.runId(), run.firstSlot(), run.slotCount());
         List<Integer> slots = new ArrayList<>();
         List<BlockKey> keys = new ArrayList<>();
