@@ -19,6 +19,7 @@ import tierlab.sim.device.HostSubmitter;
 import tierlab.sim.device.NvmeModel;
 import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.kernel.Simulator;
+import tierlab.sim.metrics.Sample;
 
 /**
  * Drives the unchanged model on a virtual clock: requests arrive as events, every operation the
@@ -51,6 +52,10 @@ public final class SimRuntime {
     private long nextSnapshotNs;
     private final List<RequestOutcome> finishedBeforeCrashes = new ArrayList<>();
     private long crashes;
+    private boolean l2Free;
+    private long sampleIntervalNs;
+    private long nextSampleNs;
+    private final List<Sample> samples = new ArrayList<>();
     private boolean down;
     private final List<RequestSpec> arrivedWhileDown = new ArrayList<>();
     private final PayloadLedger ledger;
@@ -110,6 +115,11 @@ public final class SimRuntime {
     }
 
     private void pump(long nowNs) {
+        if (sampleIntervalNs > 0 && nowNs >= nextSampleNs) {
+            samples.add(new Sample(nowNs, store.l1UsedBytes(), store.leasedRemainingBytes(), store.storeQueueDepth(),
+                    scheduler.runningCount(), scheduler.waitingCount(), scheduler.activePrefetches(), store.inflightOps()));
+            nextSampleNs = nowNs + sampleIntervalNs;
+        }
         if (snapshotIntervalNs > 0 && nowNs >= nextSnapshotNs) {
             lastSnapshot = store.snapshot();
             nextSnapshotNs = nowNs + snapshotIntervalNs;
@@ -136,6 +146,13 @@ public final class SimRuntime {
             for (IoOp.L2Read read : batch) {
                 deliver(read, nvme.submit(true, read.lengthBytes(), atDevice));
             }
+        }
+        if (!writes.isEmpty() && l2Free) {
+            // The all-in-host-memory baseline: the "L2" is more host memory, writes cost nothing.
+            for (IoOp.L2Write write : writes) {
+                deliver(write, nowNs);
+            }
+            writes.clear();
         }
         if (!writes.isEmpty()) {
             long atDevice = submitter.submit(writes.size(), nowNs);
@@ -205,6 +222,25 @@ public final class SimRuntime {
                 pump(then);
             });
         });
+    }
+
+    /**
+     * The all-in-host-memory baseline (the usual alternative, configured with CPU memory that holds
+     * everything): pair it with an L1 larger than the working set; L2 writes then complete at once
+     * and cost no device time, and L2 is never read.
+     */
+    public void setL2Free(boolean free) {
+        this.l2Free = free;
+    }
+
+    /** Records a {@link Sample} at most every {@code intervalNs} of virtual time. */
+    public void setSampleIntervalNs(long intervalNs) {
+        this.sampleIntervalNs = intervalNs;
+        this.nextSampleNs = simulator.nowNs();
+    }
+
+    public List<Sample> samples() {
+        return List.copyOf(samples);
     }
 
     /** Requests finished by processes that later crashed. */

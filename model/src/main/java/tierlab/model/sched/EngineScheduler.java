@@ -256,6 +256,10 @@ public final class EngineScheduler {
                 deferred.add(request);
                 break;
             }
+            if (!settings.offload()) {
+                admitRunning(request, null, nowNs);
+                continue;
+            }
             int activeNow = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
             if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
                     && request.parkedNow
@@ -564,7 +568,7 @@ public final class EngineScheduler {
     private void enqueueSave(Request request, long nowNs) {
         int fullBlocks = (int) request.fullBlocks(blockTokens);
         request.saveQueued = true;
-        if (fullBlocks == 0) {
+        if (fullBlocks == 0 || !settings.offload()) {
             request.saveStaged = true;
             return;
         }

@@ -10,9 +10,16 @@ import tierlab.model.Settings;
  * @param gpuKvBlocks          GPU KV-cache blocks of {@code blockTokens} tokens each
  * @param prefetchMaxRequests  most concurrent prefetches of mixed/L2 hits [2]; 0 turns prefetch off
  * @param allL1Bypass          L1 hits are admitted at once and never count against the prefetch bound [true]
+ * @param offload              use the tiered store at all; false is the no-offload baseline (every token recomputed,
+ *                             nothing saved)
  */
 public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                                boolean allL1Bypass) {
+                                boolean allL1Bypass, boolean offload) {
+
+    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
+                             boolean allL1Bypass) {
+        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, true);
+    }
 
     public SchedulerSettings {
         Settings.positive("maxNumSeqs", maxNumSeqs);
@@ -27,11 +34,16 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
     }
 
     public SchedulerSettings withConcurrency(int newMaxNumSeqs) {
-        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass);
+        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload);
     }
 
     public SchedulerSettings withPrefetch(int newPrefetchMaxRequests, boolean newAllL1Bypass) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload);
+    }
+
+    /** The no-offload baseline: the engine alone, recomputing every prompt. */
+    public SchedulerSettings withoutOffload() {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false);
     }
 
     public boolean prefetchEnabled() {

@@ -50,13 +50,17 @@ class E1WarmPassCliffTest {
     }
 
     static Result run(String policy, boolean promotionsAsHeadroom) {
-        Geometry geometry = Geometry.qwen3_8b();
-        StoreSettings settings = StoreSettings.defaults(geometry, 64 * GIB, 256 * GIB)
+        StoreSettings settings = StoreSettings.defaults(Geometry.qwen3_8b(), 64 * GIB, 256 * GIB)
                 .withPolicy(policy).withPromotionsAsHeadroom(promotionsAsHeadroom);
+        return runWith(settings, SchedulerSettings.defaults(24_000).withConcurrency(16).withPrefetch(0, true), false);
+    }
+
+    static Result runWith(StoreSettings settings, SchedulerSettings schedulerSettings, boolean l2Free) {
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(settings, trace);
-        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(24_000).withConcurrency(16).withPrefetch(0, true), store, trace);
+        EngineScheduler scheduler = new EngineScheduler(schedulerSettings, store, trace);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(42));
+        runtime.setL2Free(l2Free);
         CounterSnapshot start = CounterSnapshot.take(runtime);
         prompts(0, 0).forEach(runtime::submit);
         runtime.run();
@@ -70,6 +74,25 @@ class E1WarmPassCliffTest {
         assertEquals(0, runtime.ledger().mismatches());
         assertTrue(runtime.store().leftovers().isEmpty());
         return new Result(PassMetrics.of("cold", coldOutcomes, start, afterCold), PassMetrics.of("warm", warmOutcomes, afterCold, end));
+    }
+
+    @Test
+    void baselinesBracketTheStore() {
+        Geometry geometry = Geometry.qwen3_8b();
+        // No offload: every prompt computed twice. All in host memory: an L1 that holds everything, free writes.
+        Result noOffload = runWith(StoreSettings.defaults(geometry, 64 * GIB, 256 * GIB),
+                SchedulerSettings.defaults(24_000).withConcurrency(16).withoutOffload(), false);
+        Result hostMemory = runWith(StoreSettings.defaults(geometry, 256 * GIB, 256 * GIB),
+                SchedulerSettings.defaults(24_000).withConcurrency(16).withPrefetch(0, true), true);
+        Result tiered = run("lru", true);
+        System.out.printf("no offload warm %.2f s, host memory warm %.2f s (l1 %.3f), tiered warm %.2f s%n",
+                noOffload.warm().elapsedNs() / 1e9, hostMemory.warm().elapsedNs() / 1e9, hostMemory.warm().l1HitRatio(),
+                tiered.warm().elapsedNs() / 1e9);
+        assertEquals(0, noOffload.warm().hitTokens(), "the no-offload engine never hits");
+        assertEquals(1.0, hostMemory.warm().l1HitRatio(), 1e-9, "everything is in host memory");
+        assertEquals(0, hostMemory.warm().l2ReadOps());
+        assertTrue(hostMemory.warm().elapsedNs() < tiered.warm().elapsedNs());
+        assertTrue(tiered.warm().elapsedNs() < noOffload.warm().elapsedNs());
     }
 
     @Test
