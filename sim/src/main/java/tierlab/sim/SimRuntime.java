@@ -18,6 +18,7 @@ import tierlab.sim.device.GpuModel;
 import tierlab.sim.device.HostSubmitter;
 import tierlab.sim.device.NvmeModel;
 import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.hybrid.RealBytes;
 import tierlab.sim.kernel.Simulator;
 import tierlab.sim.metrics.Sample;
 
@@ -53,6 +54,7 @@ public final class SimRuntime {
     private final List<RequestOutcome> finishedBeforeCrashes = new ArrayList<>();
     private long crashes;
     private boolean l2Free;
+    private RealBytes realBytes;
     private long sampleIntervalNs;
     private long nextSampleNs;
     private final List<Sample> samples = new ArrayList<>();
@@ -171,8 +173,10 @@ public final class SimRuntime {
                 // Issued by a process that crashed: nobody is waiting for it any more.
                 return;
             }
-            ledger.apply(op, delivery.succeeded());
-            scheduler.onCompletion(delivery.succeeded() ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"), now);
+            // Hybrid mode carries the operation out on real bytes now; a real failure is a failure.
+            boolean succeeded = realBytes == null ? delivery.succeeded() : realBytes.apply(op, delivery.succeeded());
+            ledger.apply(op, succeeded);
+            scheduler.onCompletion(succeeded ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"), now);
             pump(now);
         });
     }
@@ -203,6 +207,9 @@ public final class SimRuntime {
             finishedBeforeCrashes.addAll(scheduler.finished());
             List<RequestSpec> unfinished = scheduler.unfinished();
             ledger.crash();
+            if (realBytes != null) {
+                realBytes.crash();
+            }
             TieredStore recovered = TieredStore.recover(store.settings(), lastSnapshot,
                     store.allocationsSince(lastSnapshot.nextRunId()), store.trace());
             EngineScheduler restarted = new EngineScheduler(scheduler.settings(), recovered, store.trace());
@@ -231,6 +238,19 @@ public final class SimRuntime {
      */
     public void setL2Free(boolean free) {
         this.l2Free = free;
+    }
+
+    /**
+     * Hybrid mode: every completed operation is also carried out on real bytes (a real storage
+     * port, a real pinned arena, verified payloads). The simulator still decides when and in which
+     * order operations complete; the symbolic ledger keeps running beside the real bytes.
+     */
+    public void setRealBytes(RealBytes bytes) {
+        this.realBytes = bytes;
+    }
+
+    public RealBytes realBytes() {
+        return realBytes;
     }
 
     /** Records a {@link Sample} at most every {@code intervalNs} of virtual time. */
