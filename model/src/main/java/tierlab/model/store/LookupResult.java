@@ -34,8 +34,13 @@ public record LookupResult(long requestId, HitClass hitClass, long computedToken
     }
 
     public LookupResult {
-        units = List.copyOf(units);
-        expected = List.copyOf(expected);
+        // The store passes read-only views (HitRanges); anything else is copied so the result stays immutable.
+        if (!(units instanceof HitRanges.Units)) {
+            units = List.copyOf(units);
+        }
+        if (!(expected instanceof HitRanges.Expected)) {
+            expected = List.copyOf(expected);
+        }
     }
 
     public boolean isHit() {

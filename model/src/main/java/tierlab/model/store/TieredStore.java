@@ -449,26 +449,22 @@ public final class TieredStore {
             hitTokens = Math.max(0, hitEnd - computedTokens);
             hitBlocks = (int) Math.ceilDiv(hitTokens, blockTokens);
         }
-        // Arrays wrapped once by List.of: LookupResult's List.copyOf then keeps them without copying.
-        Long[] unitArray = new Long[hitBlocks * tp];
-        Content[] expectedArray = new Content[hitBlocks * tp];
+        int[] slots = new int[hitBlocks];
+        BlockKey[] keys = new BlockKey[hitBlocks];
         int resident = 0;
-        int u = 0;
-        for (int b = startBlock; b < startBlock + hitBlocks; b++) {
-            L2Index.Entry entry = found.get(b - startBlock);
-            for (int lane = 0; lane < tp; lane++, u++) {
-                long unit = unitOffset(entry.slot(), lane);
-                Content content = new Content(entry.key(), lane);
-                unitArray[u] = unit;
-                expectedArray[u] = content;
+        for (int b = 0; b < hitBlocks; b++) {
+            L2Index.Entry entry = found.get(b);
+            slots[b] = entry.slot();
+            keys[b] = entry.key();
+            for (int lane = 0; lane < tp; lane++) {
                 Slice slice = residentByUnit.getAt(lane * slotCount + entry.slot());
-                if (slice != null && content.equals(slice.content)) {
+                if (slice != null && holds(slice, entry.key(), lane)) {
                     resident++;
                 }
             }
         }
-        List<Long> units = List.of(unitArray);
-        List<Content> expected = List.of(expectedArray);
+        List<Long> units = new HitRanges.Units(slots, tp, slotCount, laneBytes);
+        List<Content> expected = new HitRanges.Expected(keys, tp);
         HitClass hitClass;
         if (hitBlocks == 0) {
             hitClass = HitClass.MISS;
@@ -536,6 +532,11 @@ public final class TieredStore {
         }
         int units = found * tp;
         return resident == units ? HitClass.L1 : resident > 0 ? HitClass.MIXED : HitClass.L2;
+    }
+
+    private static boolean holds(Slice slice, BlockKey key, int lane) {
+        Content content = slice.content;
+        return content != null && content.lane() == lane && content.key().equals(key);
     }
 
     private boolean sameRemainingUnits(Lease lease, List<Long> units) {
