@@ -1,0 +1,28 @@
+package tierlab.engine.live;
+
+import tierlab.model.io.IoOp;
+
+/**
+ * How long an engine step takes in live mode on a machine without a GPU: the same shape as the
+ * simulator's GPU model (a fixed step cost, a per-token prefill cost, an attention cost per
+ * (new token × cached token) pair, a per-sequence decode cost), turned into a real delay.
+ */
+public record ComputeTiming(long stepOverheadNs, double prefillNsPerToken, double attentionNsPerTokenPair,
+                            long decodeNsPerSequence) {
+
+    public ComputeTiming {
+        if (stepOverheadNs < 0 || prefillNsPerToken < 0 || attentionNsPerTokenPair < 0 || decodeNsPerSequence < 0) {
+            throw new IllegalArgumentException("compute timing terms must be >= 0");
+        }
+    }
+
+    public long stepNs(IoOp.Compute compute) {
+        double ns = stepOverheadNs;
+        for (IoOp.ComputeItem item : compute.items()) {
+            boolean decode = item.newTokens() == 1 && item.blocksCompleted().isEmpty() && item.contextTokens() > 0;
+            ns += decode ? decodeNsPerSequence : prefillNsPerToken * item.newTokens();
+            ns += attentionNsPerTokenPair * item.newTokens() * (double) item.contextTokens();
+        }
+        return (long) Math.ceil(ns);
+    }
+}

@@ -1,0 +1,90 @@
+package tierlab.engine.live;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tierlab.engine.FileChannelBackend;
+import tierlab.engine.FileChannelSettings;
+import tierlab.engine.IoUringBackend;
+import tierlab.engine.IoUringSettings;
+import tierlab.engine.PinnedArena;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.geometry.ModelShape;
+import tierlab.model.io.StoragePort;
+import tierlab.model.sched.EngineScheduler;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.StoreSettings;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+
+/** A live run on this machine: real io_uring reads and writes, real memcpys, verified payloads. */
+class LiveRuntimeTest {
+    static final ModelShape SMALL = new ModelShape("small", 2, 2, 128, 2);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFewHundredRequestsWithL1SmallerThanTheWorkingSetServeNoWrongByte() throws Exception {
+        // 2 KiB per token, 16-token blocks of 32 KiB; L1 of 48 blocks, 400 requests over 40 prompts of
+        // 3–10 blocks (about 260 distinct blocks), so most warm hits come back from L2.
+        Geometry geometry = new Geometry(SMALL, 16, 1);
+        long block = geometry.blockBytes();
+        StoreSettings settings = StoreSettings.defaults(geometry, 48 * block, 1_024 * block);
+        List<RequestSpec> requests = new ArrayList<>();
+        SplittableRandom random = new SplittableRandom(2026);
+        long t = 0;
+        for (int i = 0; i < 400; i++) {
+            int prompt = random.nextInt(40);
+            int blocks = 3 + prompt % 8;
+            List<BlockKey> chain = new ArrayList<>();
+            BlockKey parent = BlockKey.ROOT;
+            for (int b = 0; b < blocks; b++) {
+                parent = BlockKey.fromTraceId(parent, prompt, b);
+                chain.add(parent);
+            }
+            t += random.nextInt(300_000);
+            requests.add(new RequestSpec(i, t, blocks * 16L + 5, 1 + random.nextInt(3), chain));
+        }
+        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), true);
+             StoragePort port = open(dir.resolve("l2.bin"), arena, settings.l2CapacityBytes())) {
+            DecisionTrace trace = new DecisionTrace();
+            EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(4_096).withConcurrency(8),
+                    new TieredStore(settings, trace), trace);
+            try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena,
+                    new ComputeTiming(50_000, 200, 0.01, 20_000), 30_000_000_000L)) {
+                LiveRuntime.Report report = runtime.run(requests);
+                System.out.printf("live run on %s: %d requests in %.2f s, %d loads verified, %d L2 reads (%d MiB), %d L2 writes (%d MiB),"
+                                + " %d mismatches%n", port.name(), report.finished().size(), report.wallNs() / 1e9,
+                        report.loadMatches(), report.l2ReadOps(), report.l2ReadBytes() >> 20, report.l2WriteOps(),
+                        report.l2WriteBytes() >> 20, report.mismatches());
+                assertEquals(400, report.finished().size());
+                assertEquals(0, report.mismatches(), report.mismatchExamples().toString());
+                assertEquals(0, report.l2Failures());
+                assertTrue(report.l2ReadOps() > 0, "L1 is smaller than the working set: L2 is read back");
+                assertTrue(report.loadMatches() > 0);
+                assertTrue(scheduler.store().leftovers().isEmpty(), scheduler.store().leftovers().toString());
+                scheduler.checkInvariants();
+            }
+        }
+    }
+
+    static StoragePort open(Path l2, PinnedArena arena, long l2Bytes) throws Exception {
+        if (IoUringBackend.probe().available()) {
+            IoUringSettings d = IoUringSettings.defaults();
+            return IoUringBackend.open(l2, arena, new IoUringSettings(d.ringCount(), d.ringEntries(), d.fixedBuffers(),
+                    d.maxTransferBytes(), d.fixedBufferChunkBytes(), d.alignmentBytes(), l2Bytes, d.directIo()));
+        }
+        FileChannelSettings d = FileChannelSettings.defaults();
+        return FileChannelBackend.open(l2, arena, new FileChannelSettings(d.workerThreads(), d.preferDirectIo(),
+                d.maxTransferBytes(), d.alignmentBytes(), l2Bytes));
+    }
+}
