@@ -1,28 +1,24 @@
 package tierlab.sim.device;
 
+import tierlab.engine.live.ComputeTiming;
 import tierlab.model.io.IoOp;
 
-/** Engine-step durations from a {@link GpuProfile}; steps run one at a time. */
+/**
+ * Engine-step durations from a {@link GpuProfile}; steps run one at a time. The step formula is the
+ * live runtime's {@link ComputeTiming}, so a profile means the same in sim and live mode.
+ */
 public final class GpuModel {
-    private final GpuProfile profile;
+    private final ComputeTiming timing;
     private long steps;
     private long busyNs;
 
     public GpuModel(GpuProfile profile) {
-        this.profile = profile;
+        this.timing = new ComputeTiming(profile.stepOverheadNs(), profile.prefillNsPerToken(),
+                profile.attentionNsPerTokenPair(), profile.decodeNsPerSequence());
     }
 
     public long stepNs(IoOp.Compute compute) {
-        double ns = profile.stepOverheadNs();
-        for (IoOp.ComputeItem item : compute.items()) {
-            if (item.newTokens() == 1 && item.blocksCompleted().isEmpty() && item.contextTokens() > 0) {
-                ns += profile.decodeNsPerSequence();
-            } else {
-                ns += profile.prefillNsPerToken() * item.newTokens();
-            }
-            ns += profile.attentionNsPerTokenPair() * item.newTokens() * (double) item.contextTokens();
-        }
-        long duration = (long) Math.ceil(ns);
+        long duration = timing.stepNs(compute);
         steps++;
         busyNs += duration;
         return duration;
