@@ -148,17 +148,10 @@ public final class FileChannelBackend implements StoragePort {
 
     @Override
     public void submit(List<? extends IoOp.L2Op> ops, CompletionSink sink) {
-        Objects.requireNonNull(ops, "ops");
-        Objects.requireNonNull(sink, "sink");
-        if (ops.isEmpty()) {
+        IoOp.L2Op[] snapshot = OpValidation.acceptSubmission(ops, sink, counters);
+        if (snapshot.length == 0) {
             return;
         }
-        IoOp.L2Op[] snapshot = ops.toArray(new IoOp.L2Op[0]);
-        for (IoOp.L2Op op : snapshot) {
-            Objects.requireNonNull(op, "ops contains null");
-        }
-        counters.opsSubmitted.add(snapshot.length);
-        counters.batches.increment();
         closeLock.readLock().lock();
         try {
             if (!closed) {

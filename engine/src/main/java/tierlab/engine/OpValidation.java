@@ -17,6 +17,25 @@ final class OpValidation {
 
     private OpValidation() {}
 
+    /**
+     * The start of every backend's submit: arguments checked, the operations copied (the caller
+     * may reuse its list as soon as submit returns) and counted. Empty when there is nothing to do.
+     */
+    static IoOp.L2Op[] acceptSubmission(java.util.List<? extends IoOp.L2Op> ops, tierlab.model.io.StoragePort.CompletionSink sink,
+                                        BackendCounters counters) {
+        java.util.Objects.requireNonNull(ops, "ops");
+        java.util.Objects.requireNonNull(sink, "sink");
+        IoOp.L2Op[] snapshot = ops.toArray(new IoOp.L2Op[0]);
+        for (IoOp.L2Op op : snapshot) {
+            java.util.Objects.requireNonNull(op, "ops contains null");
+        }
+        if (snapshot.length > 0) {
+            counters.opsSubmitted.add(snapshot.length);
+            counters.batches.increment();
+        }
+        return snapshot;
+    }
+
     /** Null when {@code op} may be issued; otherwise the errno name and a sentence. */
     static Rejection check(IoOp.L2Op op, long arenaBytes, long alignmentBytes) {
         String kind = op instanceof IoOp.L2Read ? "read" : "write";
