@@ -1,0 +1,73 @@
+package tierlab.properties;
+
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.geometry.ModelShape;
+import tierlab.model.sched.EngineScheduler;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.StoreSettings;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+import tierlab.sim.SimRuntime;
+import tierlab.sim.device.DeviceProfile;
+import tierlab.sim.fault.FaultInjector;
+import tierlab.sim.fault.FaultSettings;
+import tierlab.sim.kernel.SeedTree;
+
+/** I11 in sim mode: the same seed and inputs give the same decision trace, with faults and reordering on. */
+class DeterminismProperties {
+    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
+
+    static long traceHash(long seed, int l1Blocks) {
+        Geometry geometry = new Geometry(TINY, 16, 1);
+        StoreSettings settings = StoreSettings.defaults(geometry, l1Blocks * geometry.blockBytes(), 64 * geometry.blockBytes());
+        DecisionTrace trace = new DecisionTrace();
+        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(2_048).withConcurrency(4),
+                new TieredStore(settings, trace), trace);
+        SeedTree seeds = new SeedTree(seed);
+        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
+        runtime.setCompletionFilter(new FaultInjector(new FaultSettings(0.1, 0.05, 0, 0.1, 2_000_000, 3_000_000, 0, 0,
+                List.of()), seeds.random("faults")));
+        SplittableRandom workload = seeds.random("workload");
+        long t = 0;
+        for (int i = 0; i < 30; i++) {
+            int prompt = workload.nextInt(8);
+            List<BlockKey> chain = new ArrayList<>();
+            BlockKey parent = BlockKey.ROOT;
+            for (int b = 0; b < 2 + prompt % 4; b++) {
+                parent = BlockKey.fromTraceId(parent, prompt, b);
+                chain.add(parent);
+            }
+            t += workload.nextInt(3_000_000);
+            runtime.submit(new RequestSpec(i, t, chain.size() * 16L + 3, 1 + workload.nextInt(3), chain));
+        }
+        runtime.run();
+        if (runtime.ledger().mismatches() != 0 || !runtime.store().leftovers().isEmpty()) {
+            throw new AssertionError("seed " + seed + ": mismatches or leftovers");
+        }
+        return trace.hash();
+    }
+
+    @Test
+    void theSameSeedGivesTheSameTraceInSimMode() {
+        qt().withFixedSeed(42).withExamples(25)
+                .forAll(longs().all(), integers().between(3, 24))
+                .check((seed, l1Blocks) -> traceHash(seed, l1Blocks) == traceHash(seed, l1Blocks));
+    }
+
+    @Test
+    void differentSeedsGiveDifferentTraces() {
+        qt().withFixedSeed(42).withExamples(25)
+                .forAll(longs().all(), integers().between(3, 24))
+                .check((seed, l1Blocks) -> traceHash(seed, l1Blocks) != traceHash(seed + 1, l1Blocks));
+    }
+}
