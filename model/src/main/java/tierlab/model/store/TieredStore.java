@@ -1926,6 +1926,23 @@ public final class TieredStore {
                         + " pending writes but " + refs[2] + " writes read from it");
             }
         }
+        // Single flight (R6): never two live promotions of one unit.
+        Map<Long, Integer> promotionsPerUnit = new HashMap<>();
+        List<Promotion> livePromotions = new ArrayList<>(promotionsWaitingForSpace);
+        livePromotions.addAll(readyReads);
+        for (List<Promotion> waiting : promotionsWaitingForWrite.values()) {
+            livePromotions.addAll(waiting);
+        }
+        for (Object work : inflightByTicket.values()) {
+            if (work instanceof Promotion promotion) {
+                livePromotions.add(promotion);
+            }
+        }
+        for (Promotion promotion : livePromotions) {
+            if (!promotion.cancelled && promotionsPerUnit.merge(promotion.unit, 1, Integer::sum) > 1) {
+                throw new IllegalStateException("R6: unit " + promotion.unit + " has two promotions in flight (single flight)");
+            }
+        }
         // I9: never more than the pool.
         if (pool.usedBytes() > settings.l1CapacityBytes()) {
             throw new IllegalStateException("I9: L1 used " + pool.usedBytes() + " > capacity");

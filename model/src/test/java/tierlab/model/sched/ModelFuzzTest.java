@@ -69,12 +69,20 @@ class ModelFuzzTest {
                 double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads, int ringCount,
                 long writeBatchMaxBytes, int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
                 boolean allL1Bypass, double readFailureProbability, double preemptProbability, List<ChainDef> chains,
-                List<List<Req>> waves, long driveSeed) {
+                List<List<Req>> waves, long driveSeed, Set<tierlab.model.KnownBug> knownBugs) {
 
         StoreSettings storeSettings() {
             return new StoreSettings(new Geometry(TINY, BLOCK_TOKENS, tp), l1Blocks * BLOCK_BYTES, l2Blocks * BLOCK_BYTES,
                     policy, mruInterval, promotionsAsHeadroom, headroomFraction, ringCount, batchL2Reads, writeBatchMaxBytes,
-                    stagingSlots, contiguousStaging, Set.of(), null);
+                    stagingSlots, contiguousStaging, knownBugs, null);
+        }
+
+        /** The same case with race fixes switched off (ablation hunting). */
+        Case withKnownBugs(Set<tierlab.model.KnownBug> bugs) {
+            return new Case(seed, tp, l1Blocks, l2Blocks, policy, mruInterval, promotionsAsHeadroom, headroomFraction,
+                    stagingSlots, contiguousStaging, batchL2Reads, ringCount, writeBatchMaxBytes, maxNumSeqs, maxBatchedTokens,
+                    gpuKvBlocks, prefetchMaxRequests, allL1Bypass, readFailureProbability, preemptProbability, chains, waves,
+                    driveSeed, Set.copyOf(bugs));
         }
 
         SchedulerSettings schedulerSettings() {
@@ -201,7 +209,7 @@ class ModelFuzzTest {
         return new Case(seed, tp, l1Blocks, l2Blocks, policy, mruInterval, promotionsAsHeadroom, headroomFraction, stagingSlots,
                 contiguousStaging, batchL2Reads, ringCount, writeBatchMaxBytes, maxNumSeqs, maxBatchedTokens, gpuKvBlocks,
                 prefetchMaxRequests, allL1Bypass, readFailureProbability, preemptProbability, List.copyOf(chains),
-                List.copyOf(waves), driveSeed);
+                List.copyOf(waves), driveSeed, Set.of());
     }
 
     // ------------------------------------------------------------------------------------------

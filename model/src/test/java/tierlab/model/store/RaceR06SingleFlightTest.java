@@ -3,6 +3,7 @@ package tierlab.model.store;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -99,8 +100,17 @@ class RaceR06SingleFlightTest {
     }
 
     @Test
+    void ablationBreaksTheSingleFlightInvariant() {
+        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R6_NO_SINGLE_FLIGHT)));
+        IllegalStateException broken = assertThrows(IllegalStateException.class, () -> twoPrefetchesOfOneRange(h));
+        assertTrue(broken.getMessage().startsWith("R6"), broken.getMessage());
+    }
+
+    @Test
     void ablationBreaksTwoReadsOfOneRange() {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R6_NO_SINGLE_FLIGHT)));
+        // Without the per-step invariant check, to see what the bug does.
+        h.checkEveryStep = false;
         long unit = twoPrefetchesOfOneRange(h);
 
         assertEquals(0, h.store.counter(StoreCounter.PROMOTIONS_JOINED));
