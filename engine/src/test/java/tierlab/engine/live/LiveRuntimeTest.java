@@ -9,10 +9,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tierlab.engine.FileChannelBackend;
-import tierlab.engine.FileChannelSettings;
-import tierlab.engine.IoUringBackend;
-import tierlab.engine.IoUringSettings;
 import tierlab.engine.PinnedArena;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
@@ -78,13 +74,6 @@ class LiveRuntimeTest {
     }
 
     static StoragePort open(Path l2, PinnedArena arena, long l2Bytes) throws Exception {
-        if (IoUringBackend.probe().available()) {
-            IoUringSettings d = IoUringSettings.defaults();
-            return IoUringBackend.open(l2, arena, new IoUringSettings(d.ringCount(), d.ringEntries(), d.fixedBuffers(),
-                    d.maxTransferBytes(), d.fixedBufferChunkBytes(), d.alignmentBytes(), l2Bytes, d.directIo()));
-        }
-        FileChannelSettings d = FileChannelSettings.defaults();
-        return FileChannelBackend.open(l2, arena, new FileChannelSettings(d.workerThreads(), d.preferDirectIo(),
-                d.maxTransferBytes(), d.alignmentBytes(), l2Bytes));
+        return tierlab.engine.StoragePorts.open(l2, arena, l2Bytes);
     }
 }

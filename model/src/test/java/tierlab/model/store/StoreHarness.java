@@ -74,6 +74,11 @@ final class StoreHarness {
         return ids;
     }
 
+    /** A restart: the same L2 index and file (the ledger), an empty L1. */
+    StoreHarness restartedWithEmptyL1() {
+        return new StoreHarness(TieredStore.restore(store.settings(), store.snapshot(), new DecisionTrace()), ledger);
+    }
+
     void collect() {
         pending.addAll(store.drainOps());
     }

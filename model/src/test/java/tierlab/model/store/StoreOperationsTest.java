@@ -93,7 +93,7 @@ class StoreOperationsTest {
             assertTrue(mixed.residentUnits() > 0 && mixed.residentUnits() < 4);
             assertFalse(h.store.hasLease(3));
 
-            StoreHarness cold = new StoreHarness(TieredStore.restore(settings, h.store.snapshot(), new tierlab.model.trace.DecisionTrace()), h.ledger);
+            StoreHarness cold = h.restartedWithEmptyL1();
             LookupResult l2 = cold.lookup(4, chain);
             assertEquals(HitClass.L2, l2.hitClass());
             assertEquals(0, l2.residentUnits());
@@ -166,8 +166,7 @@ class StoreOperationsTest {
             warm.save(1, a, 0);
             warm.save(2, b, 10);
             warm.drain();
-            StoreHarness h = new StoreHarness(TieredStore.restore(settings, warm.store.snapshot(),
-                    new tierlab.model.trace.DecisionTrace()), warm.ledger);
+            StoreHarness h = warm.restartedWithEmptyL1();
             LookupResult hitA = h.lookup(11, a);
             LookupResult hitB = h.lookup(12, b);
             assertEquals(HitClass.L2, hitA.hitClass());
@@ -191,7 +190,7 @@ class StoreOperationsTest {
             List<BlockKey> chain = StoreHarness.chain("a", 2);
             StoreSettings settings = StoreHarness.settings(8, 64);
             StoreHarness warm = storedAndWritten(settings, 1, chain);
-            StoreHarness h = new StoreHarness(TieredStore.restore(settings, warm.store.snapshot(), new tierlab.model.trace.DecisionTrace()), warm.ledger);
+            StoreHarness h = warm.restartedWithEmptyL1();
             LookupResult hit = h.lookup(2, chain);
             assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(2, hit));
             List<IoOp.L2Read> reads = h.pendingOf(IoOp.L2Read.class);
@@ -216,7 +215,7 @@ class StoreOperationsTest {
             List<BlockKey> chain = StoreHarness.chain("a", 1);
             StoreSettings settings = StoreHarness.settings(8, 64).withPromotionsAsHeadroom(false);
             StoreHarness warm = storedAndWritten(settings, 1, chain);
-            StoreHarness h = new StoreHarness(TieredStore.restore(settings, warm.store.snapshot(), new tierlab.model.trace.DecisionTrace()), warm.ledger);
+            StoreHarness h = warm.restartedWithEmptyL1();
             LookupResult hit = h.lookup(2, chain);
             h.acquire(2, hit);
             h.drain();

@@ -11,11 +11,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tierlab.engine.BlockingStorage;
-import tierlab.engine.FileChannelBackend;
-import tierlab.engine.FileChannelSettings;
-import tierlab.engine.IoUringBackend;
-import tierlab.engine.IoUringSettings;
 import tierlab.engine.PinnedArena;
+import tierlab.engine.StoragePorts;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
@@ -61,7 +58,7 @@ class HybridRunTest {
                 : StoreSettings.defaults(geometry, 24 * lane, 40 * geometry.blockBytes()).withKnownBugs(bugs);
         Path l2 = dir.resolve("l2-" + seed + "-" + bugs.size() + ".bin");
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
-             StoragePort port = openPort(l2, arena, settings.l2CapacityBytes())) {
+             StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes())) {
             DecisionTrace trace = new DecisionTrace();
             EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(4_096).withConcurrency(4),
                     new TieredStore(settings, trace), trace);
@@ -112,16 +109,6 @@ class HybridRunTest {
         return chain;
     }
 
-    private static StoragePort openPort(Path l2, PinnedArena arena, long l2Bytes) throws Exception {
-        if (IoUringBackend.probe().available()) {
-            IoUringSettings d = IoUringSettings.defaults();
-            return IoUringBackend.open(l2, arena, new IoUringSettings(2, d.ringEntries(), d.fixedBuffers(),
-                    d.maxTransferBytes(), d.fixedBufferChunkBytes(), d.alignmentBytes(), l2Bytes, d.directIo()));
-        }
-        FileChannelSettings d = FileChannelSettings.defaults();
-        return FileChannelBackend.open(l2, arena, new FileChannelSettings(2, d.preferDirectIo(), d.maxTransferBytes(),
-                d.alignmentBytes(), l2Bytes));
-    }
 
     @Test
     void adversarialOrderOnRealBytesServesNothingWrong() throws Exception {
