@@ -164,7 +164,7 @@ public final class DemoReport {
         return sentences;
     }
 
-    private static void appendPivot(StringBuilder md, MissRatioCurves curves, boolean shareOfInfinite) {
+    public static void appendPivot(StringBuilder md, MissRatioCurves curves, boolean shareOfInfinite) {
         md.append("| policy |");
         for (long capacity : curves.capacities()) {
             md.append(' ').append(count(capacity)).append(" |");

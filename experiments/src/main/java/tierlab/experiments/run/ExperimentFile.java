@@ -1,0 +1,96 @@
+package tierlab.experiments.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import tierlab.sim.fault.FaultSettings;
+import tierlab.sim.workload.SyntheticSettings;
+
+/**
+ * An experiment file as written (YAML or JSON). Every field is optional unless the resolver says
+ * otherwise; a missing field takes the default documented in {@code experiments/catalog/README.md}.
+ * Unknown fields are refused (a misspelt knob must not silently run the default), and so are values
+ * of the wrong type. Sizes carry their unit in the field name.
+ *
+ * @param name             the output folder's name under {@code out/}; lower-case letters, digits, dashes
+ * @param kind             {@code simulation} (default)
+ * @param mode             {@code sim} (default), {@code hybrid} or {@code live}
+ * @param seeds            one run per seed per sweep point [42]
+ * @param device           a bundled profile name or a profile file path [qwen3-8b-h100]
+ * @param sweep            axis (a dotted field path such as {@code store.policy}) → the values it takes;
+ *                         the runner runs every combination
+ * @param sampleIntervalMs period of the L1 occupancy / queue-depth time series in virtual ms [100]
+ * @param checkInvariants  call every structure's {@code checkInvariants()} after each step (slow) [false];
+ *                         they are always checked once at the end of a run
+ */
+public record ExperimentFile(String name, String description, String kind, String mode, List<Long> seeds,
+                             WorkloadSection workload, StoreSection store, SchedulerSection scheduler, String device,
+                             FaultSettings faults, LinkedHashMap<String, List<JsonNode>> sweep,
+                             List<ChartSection> charts, ReferenceSection reference, Double sampleIntervalMs,
+                             Boolean checkInvariants, MissRatioSection missRatioCurve,
+                             CalibrationSection calibration) {
+
+    /**
+     * What requests arrive.
+     *
+     * @param type               {@code long-prefill} (cold pass, then the same prompts again), {@code mooncake}
+     *                           (a production trace) or {@code synthetic}
+     * @param preset             for long-prefill: {@code e1}, {@code e2} or {@code e3} (EXPERIMENTS.md), whose
+     *                           prompt counts and lengths the other fields then override
+     * @param promptSpreadTokens long-prefill: lengths are uniform in promptTokens ± spread, their sum pinned
+     * @param warmPass           long-prefill: run the warm pass after the cold one [true]
+     * @param arrivalSpacingMs   long-prefill: gap between arrivals within a pass [0 = all at once]
+     * @param warmGapMs          long-prefill: idle time between the cold pass's end and the warm pass [1000]
+     * @param blockTokens        tokens per KV block [16; mooncake 16; e2 128]
+     * @param model              the model shape [qwen3-8b]
+     * @param trace              mooncake: the JSONL file, relative to the experiment file's folder or absolute
+     * @param requestLimit       mooncake: replay only the first N requests [0 = all]
+     * @param timeScale          mooncake: multiply arrival times (2 = half the rate) [1]
+     */
+    public record WorkloadSection(String type, String preset, Integer prompts, Long promptTokens,
+                                  Long promptSpreadTokens, Long outputTokens, Boolean warmPass,
+                                  Double arrivalSpacingMs, Double warmGapMs, Integer blockTokens, String model,
+                                  String trace, Long requestLimit, Double timeScale, SyntheticSettings synthetic) {}
+
+    /**
+     * The tiered store. {@code baseline} replaces the store by one of the two comparison points:
+     * {@code no-offload} (recompute every prompt) or {@code host-memory} (an L1 large enough for all
+     * of the workload's KV and free L2, how the usual alternative was configured).
+     */
+    public record StoreSection(Double l1CapacityGiB, Double l2CapacityGiB, String policy, Integer mruInterval,
+                               Boolean promotionsAsHeadroom, Double headroomFraction, Integer ringCount,
+                               Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
+                               Boolean contiguousStaging, List<String> knownBugs, String baseline) {}
+
+    /** The serving engine: vLLM-like step loop knobs. */
+    public record SchedulerSection(Integer concurrency, Long maxBatchedTokens, Long gpuKvBlocks,
+                                   Integer prefetchMaxRequests, Boolean allL1Bypass) {}
+
+    /**
+     * One chart. {@code type}: {@code line} (x numeric), {@code bar} (x categorical), {@code heatmap}
+     * (x and y axes, z the metric), {@code cdf} (per-request TTFT of {@code pass}), {@code timeseries}
+     * ({@code y} a sampled quantity over virtual time). {@code series} splits lines by another
+     * parameter; {@code where} keeps only runs whose parameters have the given values; {@code xLabel}
+     * and {@code yLabel} replace the axis titles (by default the parameter and metric names).
+     */
+    public record ChartSection(String type, String file, String title, String x, String y, String z, String series,
+                               String pass, Map<String, JsonNode> where, Boolean logX, Boolean logY,
+                               String xLabel, String yLabel) {}
+
+    /** What the reference system measured, and how tierlab's runs line up against it. */
+    public record ReferenceSection(String source, List<ReferenceRow> rows, String discussion) {}
+
+    /**
+     * One line of the comparison table: the reference's figure as text, tierlab's as the mean of
+     * {@code metric} over the runs matching {@code where}.
+     */
+    public record ReferenceRow(String label, String reference, String metric, Map<String, JsonNode> where) {}
+
+    /** Block-level miss-ratio curves of a mooncake workload's trace, beside the simulated runs. */
+    public record MissRatioSection(List<String> policies, List<Long> capacitiesBlocks) {}
+
+    /** E5: the engine micro-benchmark and the fitted device profile. */
+    public record CalibrationSection(List<String> patterns, List<String> blockSizes, List<Integer> queueDepths,
+                                     Double secondsPerPoint, Integer repeats, Double fileGiB) {}
+}

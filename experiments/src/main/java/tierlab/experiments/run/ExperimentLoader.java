@@ -1,0 +1,781 @@
+package tierlab.experiments.run;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import tierlab.experiments.CommandException;
+import tierlab.experiments.run.ExperimentFile.ChartSection;
+import tierlab.experiments.run.ExperimentFile.ReferenceRow;
+import tierlab.experiments.run.ExperimentFile.SchedulerSection;
+import tierlab.experiments.run.ExperimentFile.StoreSection;
+import tierlab.experiments.run.ExperimentFile.WorkloadSection;
+import tierlab.model.KnownBug;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.geometry.ModelShape;
+import tierlab.model.policy.BeladyPolicy;
+import tierlab.model.policy.Policies;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.StoreSettings;
+import tierlab.sim.device.DeviceProfile;
+import tierlab.sim.fault.FaultSettings;
+import tierlab.sim.workload.LengthDistribution;
+import tierlab.sim.workload.LongPrefillPasses;
+import tierlab.sim.workload.LongPrefillSettings;
+import tierlab.sim.workload.MooncakeWorkload;
+
+/**
+ * Reads an experiment file, expands its sweep grid and resolves every run. Everything that can be
+ * wrong with a file is found here, before any run starts, and reported as one
+ * {@link CommandException} that names the file, the line where the parser knows it, and the field.
+ */
+public final class ExperimentLoader {
+
+    public static final Set<String> KINDS = Set.of("simulation");
+    public static final List<String> MODES = List.of("sim", "hybrid", "live");
+    public static final List<String> BASELINES = List.of(RunConfig.TIERED, RunConfig.NO_OFFLOAD, RunConfig.HOST_MEMORY);
+    /** Hybrid and live runs allocate a real pinned L1 and a real L2 file of the configured sizes. */
+    public static final double REAL_L1_LIMIT_GIB = 4;
+    public static final double REAL_L2_LIMIT_GIB = 16;
+    /** A GPU KV cache of 384k tokens (about 56 GiB of Qwen3-8B KV on an 80 GB H100), in blocks of the geometry. */
+    public static final long DEFAULT_GPU_KV_TOKENS = 384_000;
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+    private static final double GIB = 1L << 30;
+
+    /** A loaded experiment: the file, its grid, and the resolved runs in grid order. */
+    public record Experiment(Path file, String fileSha256, ExperimentFile spec, String name, String kind,
+                             String mode, List<String> axes, List<RunPoint> points, List<String> metricNames) {
+        public List<String> passes() {
+            return points.isEmpty() ? List.of() : points.getFirst().config().workload().passes();
+        }
+    }
+
+    private ExperimentLoader() {
+    }
+
+    public static Experiment load(Path file) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new CommandException(file + ": cannot read the experiment file (" + describeIo(e) + ")", e);
+        }
+        ObjectMapper mapper = mapperFor(file);
+        // Bind straight from the text first: Jackson then knows the line of every bad field.
+        ExperimentFile spec = bind(file, null, () -> mapper.readValue(bytes, ExperimentFile.class));
+        if (spec == null) {
+            throw new CommandException(file + ": the experiment file is empty");
+        }
+        JsonNode tree = bind(file, null, () -> mapper.readTree(bytes));
+        if (!(tree instanceof ObjectNode root)) {
+            throw new CommandException(file + ": an experiment file is a mapping of fields (name, workload, store, ...)");
+        }
+        Path folder = file.toAbsolutePath().normalize().getParent();
+        String name = spec.name() != null ? spec.name() : defaultName(file);
+        if (!NAME.matcher(name).matches()) {
+            throw new CommandException(file + ": name: '" + name + "' must be 1-64 lower-case letters, digits and"
+                    + " dashes (it names the output folder out/NAME)");
+        }
+        String kind = spec.kind() == null ? "simulation" : spec.kind();
+        if (!KINDS.contains(kind)) {
+            throw new CommandException(file + ": kind: unknown kind '" + kind + "' (known: simulation)");
+        }
+        List<Long> seeds = spec.seeds() == null ? List.of(42L) : spec.seeds();
+        if (seeds.isEmpty() || seeds.contains(null)) {
+            throw new CommandException(file + ": seeds: give at least one seed, and no empty entries");
+        }
+        if (new LinkedHashSet<>(seeds).size() != seeds.size()) {
+            throw new CommandException(file + ": seeds: " + seeds + " repeats a seed");
+        }
+        Map<String, List<JsonNode>> sweep = spec.sweep() == null ? Map.of() : spec.sweep();
+        List<String> axes = new ArrayList<>(sweep.keySet());
+        for (String axis : axes) {
+            List<JsonNode> values = sweep.get(axis);
+            if (values == null || values.isEmpty()) {
+                throw new CommandException(file + ": sweep." + axis + ": give a list of at least one value");
+            }
+            if (axis.equals("seeds") || axis.equals("sweep") || axis.equals("name") || axis.startsWith("charts")
+                    || axis.startsWith("reference")) {
+                throw new CommandException(file + ": sweep." + axis + ": this field cannot be swept"
+                        + (axis.equals("seeds") ? " (list the seeds in 'seeds' instead)" : ""));
+            }
+        }
+
+        List<RunPoint> points = new ArrayList<>();
+        String mode = null;
+        List<Map<String, JsonNode>> cells = cells(axes, sweep);
+        for (Map<String, JsonNode> cell : cells) {
+            ObjectNode copy = root.deepCopy();
+            copy.remove("sweep");
+            String where = cell.isEmpty() ? null : "sweep point " + cellLabel(cell);
+            for (Map.Entry<String, JsonNode> axis : cell.entrySet()) {
+                set(file, copy, axis.getKey(), axis.getValue());
+            }
+            ExperimentFile pointSpec = cell.isEmpty() ? spec
+                    : bind(file, where, () -> mapper.treeToValue(copy, ExperimentFile.class));
+            if (!kind.equals("simulation")) {
+                continue;
+            }
+            for (long seed : seeds) {
+                RunConfig config;
+                try {
+                    config = resolve(pointSpec, seed, folder, cell);
+                } catch (IllegalArgumentException e) {
+                    throw new CommandException(file + ": " + (where == null ? "" : where + ": ") + e.getMessage(), e);
+                }
+                mode = config.mode();
+                points.add(new RunPoint(points.size(), cell, seed, config));
+            }
+        }
+        List<String> passes = points.isEmpty() ? List.of() : points.getFirst().config().workload().passes();
+        for (RunPoint point : points) {
+            if (!point.config().workload().passes().equals(passes)) {
+                throw new CommandException(file + ": sweep point " + point.label() + ": its passes "
+                        + point.config().workload().passes() + " differ from the first point's " + passes
+                        + "; every point of one experiment must report the same passes");
+            }
+        }
+        List<String> metricNames = Metrics.names(passes);
+        Experiment experiment = new Experiment(file, sha256(bytes), spec, name, kind, mode == null ? "sim" : mode,
+                List.copyOf(axes), List.copyOf(points), metricNames);
+        if (kind.equals("simulation")) {
+            if (spec.workload() == null) {
+                throw new CommandException(file + ": workload: a simulation needs a workload section");
+            }
+            checkCharts(experiment);
+            checkReference(experiment);
+        }
+        return experiment;
+    }
+
+    // ---- parsing ------------------------------------------------------------------------------
+
+    static ObjectMapper mapperFor(Path file) {
+        String lower = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        ObjectMapper mapper;
+        if (lower.endsWith(".yaml") || lower.endsWith(".yml")) {
+            mapper = YAMLMapper.builder(new YAMLFactory()).build();
+        } else if (lower.endsWith(".json")) {
+            mapper = JsonMapper.builder().build();
+        } else {
+            throw new CommandException(file + ": an experiment file ends in .yaml, .yml or .json");
+        }
+        mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+        mapper.enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+        mapper.enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
+        mapper.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature());
+        mapper.configure(MapperFeature.ALLOW_COERCION_OF_SCALARS, false);
+        // "64" is a string, not a number, and 64.5 is not a whole number: say so rather than guess.
+        mapper.coercionConfigDefaults().setCoercion(CoercionInputShape.String, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Integer).setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Textual).setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Textual).setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+        mapper.coercionConfigFor(LogicalType.Textual).setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        return mapper;
+    }
+
+    @FunctionalInterface
+    private interface Parse<T> {
+        T run() throws IOException;
+    }
+
+    private static <T> T bind(Path file, String where, Parse<T> parse) {
+        try {
+            return parse.run();
+        } catch (JsonProcessingException e) {
+            throw new CommandException(message(file, where, e), e);
+        } catch (IOException e) {
+            throw new CommandException(file + ": cannot read the experiment file (" + describeIo(e) + ")", e);
+        } catch (IllegalArgumentException e) {
+            // treeToValue wraps binding problems in IllegalArgumentException with the Jackson exception as cause.
+            if (e.getCause() instanceof JsonProcessingException cause) {
+                throw new CommandException(message(file, where, cause), e);
+            }
+            throw new CommandException(file + ": " + (where == null ? "" : where + ": ") + e.getMessage(), e);
+        }
+    }
+
+    /** One line: file, line (when known), sweep point, field path, and what is wrong in plain words. */
+    static String message(Path file, String where, JsonProcessingException e) {
+        StringBuilder text = new StringBuilder(file.toString());
+        JsonLocation location = e.getLocation();
+        if (location != null && location.getLineNr() > 0 && where == null) {
+            text.append(": line ").append(location.getLineNr());
+        }
+        if (where != null) {
+            text.append(": ").append(where);
+        }
+        String path = e instanceof JsonMappingException mapping ? path(mapping) : "";
+        if (!path.isEmpty() && !(e instanceof UnrecognizedPropertyException)) {
+            text.append(": ").append(path);
+        }
+        text.append(": ");
+        if (e instanceof UnrecognizedPropertyException unknown) {
+            String parent = path.contains(".") ? path.substring(0, path.lastIndexOf('.')) : "";
+            List<String> known = unknown.getKnownPropertyIds() == null ? List.of()
+                    : unknown.getKnownPropertyIds().stream().map(String::valueOf).sorted().toList();
+            text.append("unknown field '").append(path.isEmpty() ? unknown.getPropertyName() : path).append("'");
+            if (!known.isEmpty()) {
+                text.append(" (known").append(parent.isEmpty() ? "" : " in " + parent).append(": ")
+                        .append(String.join(", ", known)).append(")");
+            }
+        } else if (e instanceof InvalidTypeIdException typeId) {
+            text.append("unknown kind '").append(typeId.getTypeId()).append("'");
+        } else if (e instanceof ValueInstantiationException instantiation && instantiation.getCause() != null) {
+            text.append(instantiation.getCause().getMessage());
+        } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+            text.append("wrong type: expected ").append(typeName(mismatch.getTargetType())).append(" (")
+                    .append(firstSentence(e.getOriginalMessage())).append(")");
+        } else {
+            text.append(firstSentence(e.getOriginalMessage()));
+        }
+        return text.toString();
+    }
+
+    private static String typeName(Class<?> type) {
+        if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+            return "a whole number";
+        }
+        if (type == Double.class || type == double.class) {
+            return "a number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "true or false";
+        }
+        if (type == String.class) {
+            return "text";
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return "a list";
+        }
+        return "a mapping of fields";
+    }
+
+    private static String firstSentence(String message) {
+        if (message == null) {
+            return "malformed";
+        }
+        String line = message.strip().replaceAll("\\s*\\R\\s*", " ");
+        // Jackson names its own classes ("Cannot deserialize value of type `java.lang.Long`"): keep the reason only.
+        line = line.replaceAll("`[a-zA-Z0-9_.$]+\\.([A-Za-z0-9_$]+)`", "$1");
+        return line.length() > 200 ? line.substring(0, 200) + "..." : line;
+    }
+
+    private static String path(JsonMappingException e) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference reference : e.getPath()) {
+            if (reference.getFieldName() != null) {
+                if (!path.isEmpty()) {
+                    path.append('.');
+                }
+                path.append(reference.getFieldName());
+            } else if (reference.getIndex() >= 0) {
+                path.append('[').append(reference.getIndex()).append(']');
+            }
+        }
+        return path.toString();
+    }
+
+    private static String describeIo(IOException e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private static String defaultName(Path file) {
+        String base = file.getFileName().toString();
+        int dot = base.lastIndexOf('.');
+        return (dot > 0 ? base.substring(0, dot) : base).toLowerCase(Locale.ROOT);
+    }
+
+    // ---- the sweep grid -----------------------------------------------------------------------
+
+    /** Every combination of axis values, the first axis varying slowest. */
+    private static List<Map<String, JsonNode>> cells(List<String> axes, Map<String, List<JsonNode>> sweep) {
+        List<Map<String, JsonNode>> cells = new ArrayList<>();
+        cells.add(new LinkedHashMap<>());
+        for (String axis : axes) {
+            List<Map<String, JsonNode>> next = new ArrayList<>();
+            for (Map<String, JsonNode> cell : cells) {
+                for (JsonNode value : sweep.get(axis)) {
+                    Map<String, JsonNode> extended = new LinkedHashMap<>(cell);
+                    extended.put(axis, value);
+                    next.add(extended);
+                }
+            }
+            cells = next;
+        }
+        return cells.stream().map(java.util.Collections::unmodifiableMap).toList();
+    }
+
+    static String cellLabel(Map<String, JsonNode> cell) {
+        StringBuilder label = new StringBuilder("{");
+        cell.forEach((axis, value) -> {
+            if (label.length() > 1) {
+                label.append(", ");
+            }
+            label.append(axis).append('=').append(value.isTextual() ? value.asText() : value.toString());
+        });
+        return label.append('}').toString();
+    }
+
+    /** Sets a dotted path in the tree, creating sections on the way. */
+    private static void set(Path file, ObjectNode root, String path, JsonNode value) {
+        String[] parts = path.split("\\.", -1);
+        ObjectNode node = root;
+        for (int i = 0; i < parts.length - 1; i++) {
+            if (parts[i].isEmpty()) {
+                throw new CommandException(file + ": sweep." + path + ": an axis is a dotted field path such as store.policy");
+            }
+            JsonNode child = node.get(parts[i]);
+            if (child == null || child.isNull()) {
+                child = node.putObject(parts[i]);
+            } else if (!child.isObject()) {
+                throw new CommandException(file + ": sweep." + path + ": '" + String.join(".", List.of(parts).subList(0, i + 1))
+                        + "' is not a section, so it has no field '" + parts[i + 1] + "'");
+            }
+            node = (ObjectNode) child;
+        }
+        if (parts[parts.length - 1].isEmpty()) {
+            throw new CommandException(file + ": sweep." + path + ": an axis is a dotted field path such as store.policy");
+        }
+        node.set(parts[parts.length - 1], value);
+    }
+
+    // ---- resolving one run --------------------------------------------------------------------
+
+    /** Applies defaults and validates; an IllegalArgumentException's message starts with the field path. */
+    static RunConfig resolve(ExperimentFile spec, long seed, Path folder, Map<String, JsonNode> cell) {
+        Map<String, Object> parameters = new LinkedHashMap<>();
+        String mode = spec.mode() == null ? "sim" : spec.mode();
+        if (!MODES.contains(mode)) {
+            throw new IllegalArgumentException("mode: unknown mode '" + mode + "' (known: " + String.join(", ", MODES) + ")");
+        }
+        parameters.put("mode", mode);
+        parameters.put("seed", seed);
+
+        WorkloadPlan workload = workload(spec.workload(), folder, parameters);
+        Geometry geometry = workload.geometry();
+
+        StoreSection store = spec.store() == null ? new StoreSection(null, null, null, null, null, null, null, null, null,
+                null, null, null, null) : spec.store();
+        String baseline = or(store.baseline(), RunConfig.TIERED);
+        if (!BASELINES.contains(baseline)) {
+            throw new IllegalArgumentException("store.baseline: unknown baseline '" + baseline + "' (known: "
+                    + String.join(", ", BASELINES) + ")");
+        }
+        double l1GiB = positive("store.l1CapacityGiB", or(store.l1CapacityGiB(), 64.0));
+        double l2GiB = positive("store.l2CapacityGiB", or(store.l2CapacityGiB(), 256.0));
+        if (!mode.equals("sim")) {
+            if (l1GiB > REAL_L1_LIMIT_GIB) {
+                throw new IllegalArgumentException("store.l1CapacityGiB: " + mode + " mode pins a real L1 of this size;"
+                        + " at most " + REAL_L1_LIMIT_GIB + " GiB here, was " + l1GiB);
+            }
+            if (l2GiB > REAL_L2_LIMIT_GIB) {
+                throw new IllegalArgumentException("store.l2CapacityGiB: " + mode + " mode writes a real L2 file of this"
+                        + " size; at most " + REAL_L2_LIMIT_GIB + " GiB here, was " + l2GiB);
+            }
+        }
+        String policy = or(store.policy(), "lru");
+        if (policy.equals(BeladyPolicy.NAME)) {
+            throw new IllegalArgumentException("store.policy: belady needs the future reference stream, which a running"
+                    + " store cannot know; it is the offline bound of missRatioCurve and 'tierlab replay'");
+        }
+        if (!Policies.names().contains(policy)) {
+            throw new IllegalArgumentException("store.policy: unknown policy '" + policy + "' (known: "
+                    + String.join(", ", Policies.names().stream().filter(p -> !p.equals(BeladyPolicy.NAME)).toList()) + ")");
+        }
+        Set<KnownBug> bugs = knownBugs(store.knownBugs());
+        long l1Bytes = pageAligned(l1GiB);
+        long l2Bytes = Math.round(l2GiB * GIB);
+        double writeBatchMiB = positive("store.writeBatchMaxMiB", or(store.writeBatchMaxMiB(), 64.0));
+        StoreSettings defaults = StoreSettings.defaults(geometry, Math.max(l1Bytes, 4096), Math.max(l2Bytes, geometry.blockBytes()));
+        StoreSettings storeSettings = withField("store", () -> new StoreSettings(geometry, l1Bytes, l2Bytes, policy,
+                or(store.mruInterval(), defaults.mruInterval()),
+                or(store.promotionsAsHeadroom(), defaults.promotionsAsHeadroom()),
+                or(store.headroomFraction(), defaults.headroomFraction()),
+                or(store.ringCount(), defaults.ringCount()),
+                or(store.batchL2Reads(), defaults.batchL2Reads()),
+                pageAligned(writeBatchMiB / 1024.0),
+                or(store.stagingSlots(), defaults.stagingSlots()),
+                or(store.contiguousStaging(), defaults.contiguousStaging()), bugs, null));
+        parameters.put("store.baseline", baseline);
+        parameters.put("store.l1CapacityGiB", l1GiB);
+        parameters.put("store.l2CapacityGiB", l2GiB);
+        parameters.put("store.policy", policy);
+        parameters.put("store.mruInterval", storeSettings.mruInterval());
+        parameters.put("store.promotionsAsHeadroom", storeSettings.promotionsAsHeadroom());
+        parameters.put("store.headroomFraction", storeSettings.headroomFraction());
+        parameters.put("store.ringCount", storeSettings.ringCount());
+        parameters.put("store.batchL2Reads", storeSettings.batchL2Reads());
+        parameters.put("store.writeBatchMaxMiB", writeBatchMiB);
+        parameters.put("store.stagingSlots", storeSettings.stagingSlots());
+        parameters.put("store.contiguousStaging", storeSettings.contiguousStaging());
+        parameters.put("store.knownBugs", String.join("+", bugs.stream().map(KnownBug::raceId).toList()));
+
+        SchedulerSection scheduler = spec.scheduler() == null ? new SchedulerSection(null, null, null, null, null)
+                : spec.scheduler();
+        long gpuBlocks = or(scheduler.gpuKvBlocks(), Math.max(1, DEFAULT_GPU_KV_TOKENS / geometry.blockTokens()));
+        SchedulerSettings schedulerSettings = withField("scheduler", () -> new SchedulerSettings(
+                or(scheduler.concurrency(), 16), or(scheduler.maxBatchedTokens(), 8192L), gpuBlocks,
+                or(scheduler.prefetchMaxRequests(), 2), or(scheduler.allL1Bypass(), true)));
+        if (baseline.equals(RunConfig.NO_OFFLOAD)) {
+            schedulerSettings = schedulerSettings.withoutOffload();
+        }
+        parameters.put("scheduler.concurrency", schedulerSettings.maxNumSeqs());
+        parameters.put("scheduler.maxBatchedTokens", schedulerSettings.maxBatchedTokens());
+        parameters.put("scheduler.gpuKvBlocks", schedulerSettings.gpuKvBlocks());
+        parameters.put("scheduler.prefetchMaxRequests", schedulerSettings.prefetchMaxRequests());
+        parameters.put("scheduler.allL1Bypass", schedulerSettings.allL1Bypass());
+
+        String deviceName = or(spec.device(), "qwen3-8b-h100");
+        DeviceProfile device = device(deviceName, folder);
+        parameters.put("device", deviceName);
+        FaultSettings faults = spec.faults() == null ? FaultSettings.none() : spec.faults();
+        parameters.put("faults.readErrorProbability", faults.readErrorProbability());
+        parameters.put("faults.writeErrorProbability", faults.writeErrorProbability());
+        parameters.put("faults.reorderWindowMs", faults.reorderWindowNs() / 1e6);
+        double sampleMs = positive("sampleIntervalMs", or(spec.sampleIntervalMs(), 100.0));
+        // Axes deeper than the fixed columns (say workload.synthetic.arrivals.ratePerSecond) get a column too.
+        cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
+                : value.isBoolean() ? value.booleanValue() : value.isTextual() ? value.asText() : value.toString()));
+        return new RunConfig(mode, seed, workload, storeSettings, schedulerSettings, device, faults, baseline,
+                Math.round(sampleMs * 1e6), or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters));
+    }
+
+    private static WorkloadPlan workload(WorkloadSection workload, Path folder, Map<String, Object> parameters) {
+        if (workload == null) {
+            throw new IllegalArgumentException("workload: a simulation needs a workload section");
+        }
+        String type = workload.type();
+        if (type == null) {
+            throw new IllegalArgumentException("workload.type: missing (one of long-prefill, mooncake, synthetic)");
+        }
+        String modelName = or(workload.model(), "qwen3-8b");
+        ModelShape shape = switch (modelName) {
+            case "qwen3-8b" -> ModelShape.QWEN3_8B;
+            // One layer, one head: 512 B of KV per token, so a hybrid run moves real bytes quickly.
+            case "tiny" -> new ModelShape("tiny", 1, 1, 128, 2);
+            default -> throw new IllegalArgumentException("workload.model: unknown model '" + modelName
+                    + "' (known: qwen3-8b, tiny)");
+        };
+        parameters.put("workload.type", type);
+        parameters.put("workload.model", modelName);
+        switch (type) {
+            case "long-prefill" -> {
+                String preset = workload.preset();
+                int prompts;
+                long tokens;
+                long spread;
+                int blockTokens;
+                switch (preset == null ? "" : preset) {
+                    case "e1" -> {
+                        prompts = LongPrefillPasses.E1_PROMPTS;
+                        tokens = LongPrefillPasses.E1_MEAN_PROMPT_TOKENS;
+                        spread = LongPrefillPasses.E1_PROMPT_SPREAD_TOKENS;
+                        blockTokens = LongPrefillPasses.REFERENCE_BLOCK_TOKENS;
+                    }
+                    case "e2" -> {
+                        prompts = LongPrefillPasses.E2_PROMPTS;
+                        tokens = LongPrefillPasses.E2_PROMPT_TOKENS;
+                        spread = 0;
+                        blockTokens = LongPrefillPasses.E2_BLOCK_TOKENS;
+                    }
+                    case "e3" -> {
+                        prompts = LongPrefillPasses.E3_PROMPTS;
+                        tokens = LongPrefillPasses.E3_PROMPT_TOKENS;
+                        spread = 0;
+                        blockTokens = LongPrefillPasses.REFERENCE_BLOCK_TOKENS;
+                    }
+                    case "" -> {
+                        prompts = 0;
+                        tokens = 0;
+                        spread = 0;
+                        blockTokens = LongPrefillPasses.REFERENCE_BLOCK_TOKENS;
+                    }
+                    default -> throw new IllegalArgumentException("workload.preset: unknown preset '" + preset
+                            + "' (known: e1, e2, e3)");
+                }
+                prompts = or(workload.prompts(), prompts);
+                tokens = or(workload.promptTokens(), tokens);
+                spread = or(workload.promptSpreadTokens(), spread);
+                blockTokens = or(workload.blockTokens(), blockTokens);
+                if (prompts <= 0) {
+                    throw new IllegalArgumentException("workload.prompts: must be > 0" + (preset == null
+                            ? " (or name a preset: e1, e2, e3)" : "") + ", was " + prompts);
+                }
+                if (tokens <= 0) {
+                    throw new IllegalArgumentException("workload.promptTokens: must be > 0, was " + tokens);
+                }
+                if (spread < 0 || spread >= tokens) {
+                    throw new IllegalArgumentException("workload.promptSpreadTokens: must be in [0, promptTokens), was " + spread);
+                }
+                long output = or(workload.outputTokens(), 1L);
+                double spacingMs = nonNegative("workload.arrivalSpacingMs", or(workload.arrivalSpacingMs(), 0.0));
+                double gapMs = nonNegative("workload.warmGapMs", or(workload.warmGapMs(), 1000.0));
+                Geometry geometry = geometry(shape, blockTokens);
+                long finalTokens = tokens;
+                long finalSpread = spread;
+                int finalPrompts = prompts;
+                LongPrefillSettings settings = withField("workload", () -> new LongPrefillSettings(
+                        preset == null ? "long-prefill" : preset, finalPrompts,
+                        finalSpread == 0 ? LengthDistribution.fixed(finalTokens)
+                                : LengthDistribution.uniform(finalTokens - finalSpread, finalTokens + finalSpread),
+                        finalSpread > 0, output, Math.round(spacingMs * 1e6)));
+                boolean warm = or(workload.warmPass(), true);
+                parameters.put("workload.preset", preset == null ? "" : preset);
+                parameters.put("workload.prompts", prompts);
+                parameters.put("workload.promptTokens", tokens);
+                parameters.put("workload.blockTokens", blockTokens);
+                return new WorkloadPlan.LongPrefill(settings, geometry, warm, Math.round(gapMs * 1e6));
+            }
+            case "mooncake" -> {
+                if (workload.trace() == null) {
+                    throw new IllegalArgumentException("workload.trace: a mooncake workload names its JSONL trace file");
+                }
+                Path trace = folder.resolve(workload.trace()).normalize();
+                if (!Files.isRegularFile(trace)) {
+                    throw new IllegalArgumentException("workload.trace: no such file: " + trace
+                            + " (paths are relative to the experiment file's folder)");
+                }
+                int blockTokens = or(workload.blockTokens(), LongPrefillPasses.REFERENCE_BLOCK_TOKENS);
+                Geometry geometry = geometry(shape, blockTokens);
+                withField("workload.blockTokens", () -> {
+                    MooncakeWorkload.checkBlockTokens(blockTokens);
+                    return null;
+                });
+                MooncakeWorkload.Options options = withField("workload", () -> new MooncakeWorkload.Options(
+                        or(workload.requestLimit(), 0L), or(workload.timeScale(), 1.0)));
+                parameters.put("workload.trace", workload.trace());
+                parameters.put("workload.requestLimit", options.requestLimit());
+                parameters.put("workload.timeScale", options.timeScale());
+                parameters.put("workload.blockTokens", blockTokens);
+                return new WorkloadPlan.Mooncake(trace, options, geometry);
+            }
+            case "synthetic" -> {
+                if (workload.synthetic() == null) {
+                    throw new IllegalArgumentException("workload.synthetic: a synthetic workload needs its settings"
+                            + " (requestCount, arrivals, promptTokens, outputTokens, ...)");
+                }
+                int blockTokens = or(workload.blockTokens(), LongPrefillPasses.REFERENCE_BLOCK_TOKENS);
+                parameters.put("workload.blockTokens", blockTokens);
+                parameters.put("workload.requests", workload.synthetic().requestCount());
+                return new WorkloadPlan.Synthetic(workload.synthetic(), geometry(shape, blockTokens));
+            }
+            default -> throw new IllegalArgumentException("workload.type: unknown type '" + type
+                    + "' (known: long-prefill, mooncake, synthetic)");
+        }
+    }
+
+    private static Geometry geometry(ModelShape shape, int blockTokens) {
+        return withField("workload.blockTokens", () -> new Geometry(shape, blockTokens, 1));
+    }
+
+    private static DeviceProfile device(String name, Path folder) {
+        boolean isFile = name.contains("/") || name.endsWith(".yaml") || name.endsWith(".yml") || name.endsWith(".json");
+        if (!isFile) {
+            return withField("device", () -> DeviceProfile.preset(name));
+        }
+        Path file = folder.resolve(name).normalize();
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException("device: no such profile file: " + file
+                    + " (paths are relative to the experiment file's folder)");
+        }
+        return withField("device", () -> DeviceProfile.load(file));
+    }
+
+    static Set<KnownBug> knownBugs(List<String> names) {
+        if (names == null || names.isEmpty()) {
+            return Set.of();
+        }
+        Set<KnownBug> bugs = EnumSet.noneOf(KnownBug.class);
+        for (String name : names) {
+            KnownBug found = null;
+            for (KnownBug bug : KnownBug.values()) {
+                if (bug.raceId().equalsIgnoreCase(String.valueOf(name)) || bug.name().equalsIgnoreCase(String.valueOf(name))) {
+                    found = bug;
+                }
+            }
+            if (found == null) {
+                throw new IllegalArgumentException("store.knownBugs: unknown race '" + name + "' (known: R1 ... R13)");
+            }
+            bugs.add(found);
+        }
+        return bugs;
+    }
+
+    @FunctionalInterface
+    private interface Build<T> {
+        T build();
+    }
+
+    /** Runs a model constructor; its own message names the setting, prefixed here by the file's section. */
+    private static <T> T withField(String section, Build<T> build) {
+        try {
+            return build.build();
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage() == null ? "invalid" : e.getMessage();
+            throw new IllegalArgumentException(message.startsWith(section) ? message : section + ": " + message, e);
+        }
+    }
+
+    private static long pageAligned(double gib) {
+        long bytes = Math.round(gib * GIB);
+        return Math.max(4096, bytes / 4096 * 4096);
+    }
+
+    private static double positive(String field, double value) {
+        if (!(value > 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(field + ": must be > 0, was " + value);
+        }
+        return value;
+    }
+
+    private static double nonNegative(String field, double value) {
+        if (!(value >= 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(field + ": must be >= 0, was " + value);
+        }
+        return value;
+    }
+
+    private static <T> T or(T value, T fallback) {
+        return value != null ? value : fallback;
+    }
+
+    // ---- charts and reference rows ------------------------------------------------------------
+
+    public static final Set<String> CHART_TYPES = Set.of("line", "bar", "heatmap", "cdf", "timeseries");
+    public static final List<String> SAMPLE_SERIES = List.of("l1UsedGiB", "leasedGiB", "storeQueueDepth", "running",
+            "waiting", "prefetching", "inflightOps");
+
+    private static void checkCharts(Experiment experiment) {
+        List<ChartSection> charts = experiment.spec().charts() == null ? List.of() : experiment.spec().charts();
+        Set<String> files = new LinkedHashSet<>();
+        Set<String> parameters = experiment.points().isEmpty() ? Set.of() : experiment.points().getFirst().config().parameters().keySet();
+        for (int i = 0; i < charts.size(); i++) {
+            ChartSection chart = charts.get(i);
+            String at = experiment.file() + ": charts[" + i + "]";
+            if (chart == null || chart.type() == null || !CHART_TYPES.contains(chart.type())) {
+                throw new CommandException(at + ".type: one of " + String.join(", ", CHART_TYPES.stream().sorted().toList()));
+            }
+            if (chart.file() == null || !NAME.matcher(chart.file()).matches()) {
+                throw new CommandException(at + ".file: a base name of lower-case letters, digits and dashes (the chart is"
+                        + " written as FILE.png and FILE.svg)");
+            }
+            if (!files.add(chart.file())) {
+                throw new CommandException(at + ".file: '" + chart.file() + "' is used by an earlier chart");
+            }
+            switch (chart.type()) {
+                case "line", "bar" -> {
+                    requireParameter(at + ".x", chart.x(), parameters);
+                    requireMetric(at + ".y", chart.y(), experiment.metricNames());
+                }
+                case "heatmap" -> {
+                    requireParameter(at + ".x", chart.x(), parameters);
+                    requireParameter(at + ".y", chart.y(), parameters);
+                    requireMetric(at + ".z", chart.z(), experiment.metricNames());
+                }
+                case "cdf" -> {
+                    if (chart.pass() == null || !experiment.passes().contains(chart.pass())) {
+                        throw new CommandException(at + ".pass: the pass whose per-request TTFT to plot, one of "
+                                + experiment.passes());
+                    }
+                }
+                case "timeseries" -> {
+                    if (chart.y() == null || !SAMPLE_SERIES.contains(chart.y())) {
+                        throw new CommandException(at + ".y: one of " + String.join(", ", SAMPLE_SERIES));
+                    }
+                }
+                default -> throw new IllegalStateException(chart.type());
+            }
+            if (chart.series() != null) {
+                requireParameter(at + ".series", chart.series(), parameters);
+            }
+            if (chart.where() != null) {
+                for (String key : chart.where().keySet()) {
+                    requireParameter(at + ".where." + key, key, parameters);
+                }
+            }
+        }
+    }
+
+    private static void checkReference(Experiment experiment) {
+        if (experiment.spec().reference() == null || experiment.spec().reference().rows() == null) {
+            return;
+        }
+        Set<String> parameters = experiment.points().isEmpty() ? Set.of() : experiment.points().getFirst().config().parameters().keySet();
+        List<ReferenceRow> rows = experiment.spec().reference().rows();
+        for (int i = 0; i < rows.size(); i++) {
+            ReferenceRow row = rows.get(i);
+            String at = experiment.file() + ": reference.rows[" + i + "]";
+            if (row == null || row.label() == null || row.reference() == null) {
+                throw new CommandException(at + ": a row has a label and the reference's figure");
+            }
+            if (row.metric() != null) {
+                requireMetric(at + ".metric", row.metric(), experiment.metricNames());
+            }
+            if (row.where() != null) {
+                for (String key : row.where().keySet()) {
+                    requireParameter(at + ".where." + key, key, parameters);
+                }
+            }
+        }
+    }
+
+    private static void requireParameter(String at, String name, Set<String> parameters) {
+        if (name == null || !parameters.contains(name)) {
+            throw new CommandException(at + ": " + (name == null ? "missing" : "unknown parameter '" + name + "'")
+                    + " (parameters: " + String.join(", ", parameters) + ")");
+        }
+    }
+
+    private static void requireMetric(String at, String name, List<String> metrics) {
+        if (name == null || !metrics.contains(name)) {
+            throw new CommandException(at + ": " + (name == null ? "missing" : "unknown metric '" + name + "'")
+                    + " (metrics: " + String.join(", ", metrics) + ")");
+        }
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package tierlab.experiments.run;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.apache.commons.math3.stat.descriptive.SummaryStatistics;
+import tierlab.experiments.run.ExperimentFile.ChartSection;
+import tierlab.experiments.run.ExperimentFile.ReferenceRow;
+
+/**
+ * {@code report.md}: what was run and how to run it again, the reference system's figures beside
+ * tierlab's, the charts, and a table of the means over seeds (all columns are in results.csv).
+ */
+public final class ReportWriter {
+
+    /** A reference row with tierlab's figure: the mean of its metric over the matching runs. */
+    public record ReferenceValue(ReferenceRow row, double value, long runs) {}
+
+    private ReportWriter() {
+    }
+
+    public static List<ReferenceValue> reference(ExperimentLoader.Experiment experiment, List<RunResult> results) {
+        List<ReferenceValue> values = new ArrayList<>();
+        if (experiment.spec().reference() == null || experiment.spec().reference().rows() == null) {
+            return values;
+        }
+        List<Aggregates.Group> groups = Aggregates.groups(results);
+        for (ReferenceRow row : experiment.spec().reference().rows()) {
+            if (row.metric() == null) {
+                values.add(new ReferenceValue(row, Double.NaN, 0));
+                continue;
+            }
+            SummaryStatistics statistics = new SummaryStatistics();
+            for (Aggregates.Group group : groups) {
+                if (group.matches(row.where())) {
+                    group.runs().forEach(r -> statistics.addValue(r.metrics().get(row.metric())));
+                }
+            }
+            values.add(new ReferenceValue(row, statistics.getN() == 0 ? Double.NaN : statistics.getMean(), statistics.getN()));
+        }
+        return values;
+    }
+
+    public static String markdown(ExperimentLoader.Experiment experiment, List<RunResult> results,
+                                  List<ChartRenderer.Drawn> charts, List<ReferenceValue> reference,
+                                  RunInfo info, List<String> extraSections) {
+        StringBuilder md = new StringBuilder();
+        md.append("# ").append(experiment.name()).append("\n\n");
+        if (experiment.spec().description() != null) {
+            md.append(experiment.spec().description().strip()).append("\n\n");
+        }
+        md.append("## How to reproduce\n\n```sh\n").append(info.command()).append("\n```\n\n");
+        long failed = results.stream().filter(RunResult::failed).count();
+        md.append(String.format(Locale.ROOT, "%d run%s (%s), mode `%s`, seeds %s; %.1f s of wall time on %d"
+                        + " thread%s; tierlab commit `%s`. Every file of this folder is listed in `run.json`"
+                        + " with the configuration and decision-trace hashes; sim and hybrid runs are"
+                        + " deterministic, so the same file gives the same `results.csv`.%n%n",
+                results.size(), results.size() == 1 ? "" : "s",
+                experiment.axes().isEmpty() ? "no sweep" : "sweep over " + String.join(" × ", experiment.axes().stream()
+                        .map(a -> "`" + a + "`").toList()),
+                experiment.mode(), seeds(experiment), info.wallSeconds(), info.threads(), info.threads() == 1 ? "" : "s",
+                info.gitCommit()));
+        if (failed > 0) {
+            md.append("**").append(failed).append(" run").append(failed == 1 ? "" : "s")
+                    .append(" did not complete cleanly** (see *Failures* below and the `failure` column).\n\n");
+        }
+        if (!reference.isEmpty() || (experiment.spec().reference() != null && experiment.spec().reference().discussion() != null)) {
+            md.append("## The reference system and tierlab\n\n");
+            if (experiment.spec().reference().source() != null) {
+                md.append(experiment.spec().reference().source().strip()).append("\n\n");
+            }
+            if (!reference.isEmpty()) {
+                md.append("| | reference | tierlab | from |\n|---|---:|---:|---|\n");
+                for (ReferenceValue value : reference) {
+                    ReferenceRow row = value.row();
+                    md.append("| ").append(row.label()).append(" | ").append(row.reference()).append(" | ")
+                            .append(row.metric() == null ? "—" : number(value.value())).append(" | ")
+                            .append(row.metric() == null ? "" : "`" + row.metric() + "`"
+                                    + (row.where() == null ? "" : " where " + where(row)))
+                            .append(" |\n");
+                }
+                md.append('\n');
+            }
+            if (experiment.spec().reference().discussion() != null) {
+                md.append(experiment.spec().reference().discussion().strip()).append("\n\n");
+            }
+        }
+        for (String section : extraSections) {
+            md.append(section.strip()).append("\n\n");
+        }
+        if (!charts.isEmpty()) {
+            md.append("## Charts\n\n");
+            for (ChartRenderer.Drawn chart : charts) {
+                md.append("### ").append(chart.title()).append("\n\n![").append(chart.title()).append("](")
+                        .append(chart.png()).append(")\n\n(vector: [").append(chart.svg()).append("](").append(chart.svg())
+                        .append("))\n\n");
+            }
+        }
+        md.append(table(experiment, results));
+        if (failed > 0) {
+            md.append("## Failures\n\n");
+            for (RunResult result : results) {
+                if (result.failed()) {
+                    md.append("- run ").append(result.point().index()).append(" (").append(result.point().label())
+                            .append("): ").append(result.failure()).append('\n');
+                    result.examples().forEach(example -> md.append("  - ").append(example).append('\n'));
+                }
+            }
+            md.append('\n');
+        }
+        md.append("## Files\n\n- `results.csv`: one row per run, every parameter and metric\n"
+                + "- `requests.csv`: every request's TTFT by run and pass\n"
+                + "- `timeseries.csv`: L1 occupancy, leases, queue depths over virtual time\n"
+                + "- `summary.json`: mean, sd, min, max of every metric per sweep point\n"
+                + "- `run.json`: seeds, git commit, configuration and trace hashes, JVM, wall time\n");
+        return md.toString();
+    }
+
+    private static String where(ReferenceRow row) {
+        List<String> parts = new ArrayList<>();
+        row.where().forEach((key, value) -> parts.add("`" + key + "=" + (value.isTextual() ? value.asText() : value) + "`"));
+        return String.join(", ", parts);
+    }
+
+    private static String seeds(ExperimentLoader.Experiment experiment) {
+        Set<Long> seeds = new LinkedHashSet<>();
+        experiment.points().forEach(p -> seeds.add(p.seed()));
+        return seeds.toString();
+    }
+
+    /** Means over seeds: the axes, then the metrics the charts and reference rows use. */
+    private static String table(ExperimentLoader.Experiment experiment, List<RunResult> results) {
+        Set<String> metrics = new LinkedHashSet<>();
+        List<ChartSection> charts = experiment.spec().charts() == null ? List.of() : experiment.spec().charts();
+        for (ChartSection chart : charts) {
+            if (chart.type().equals("heatmap")) {
+                metrics.add(chart.z());
+            } else if (chart.type().equals("line") || chart.type().equals("bar")) {
+                metrics.add(chart.y());
+            }
+        }
+        if (experiment.spec().reference() != null && experiment.spec().reference().rows() != null) {
+            experiment.spec().reference().rows().stream().map(ReferenceRow::metric).filter(m -> m != null).forEach(metrics::add);
+        }
+        for (String pass : experiment.passes()) {
+            metrics.add(pass + ".elapsedS");
+            metrics.add(pass + ".ttftMeanMs");
+            metrics.add(pass + ".l1HitRatio");
+        }
+        if (results.stream().anyMatch(RunResult::failed)) {
+            metrics.add("run.failed");
+            metrics.add("run.unfinished");
+        }
+        StringBuilder md = new StringBuilder("## Results (mean over seeds)\n\n");
+        List<String> axes = experiment.axes().isEmpty() ? List.of() : experiment.axes();
+        md.append("| ");
+        axes.forEach(axis -> md.append(axis).append(" | "));
+        metrics.forEach(metric -> md.append(metric).append(" | "));
+        md.append("\n|");
+        axes.forEach(axis -> md.append("---|"));
+        metrics.forEach(metric -> md.append("---:|"));
+        md.append('\n');
+        for (Aggregates.Group group : Aggregates.groups(results)) {
+            md.append("| ");
+            for (String axis : axes) {
+                Object value = group.parameters().get(axis);
+                md.append(Aggregates.format(value)).append(" | ");
+            }
+            for (String metric : metrics) {
+                md.append(number(group.mean(metric))).append(" | ");
+            }
+            md.append('\n');
+        }
+        return md.append('\n').toString();
+    }
+
+    /** Four significant digits, thousands separated; whole numbers as they are. */
+    public static String number(double value) {
+        if (Double.isNaN(value)) {
+            return "—";
+        }
+        if (value == Math.rint(value) && Math.abs(value) < 1e15) {
+            return String.format(Locale.ROOT, "%,d", (long) value);
+        }
+        double magnitude = Math.abs(value);
+        int decimals = magnitude >= 1000 ? 0 : magnitude >= 100 ? 1 : magnitude >= 10 ? 2 : magnitude >= 1 ? 3 : 4;
+        return String.format(Locale.ROOT, "%,." + decimals + "f", value);
+    }
+}

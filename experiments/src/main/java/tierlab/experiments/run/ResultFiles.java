@@ -1,0 +1,247 @@
+package tierlab.experiments.run;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.commons.math3.stat.descriptive.SummaryStatistics;
+import tech.tablesaw.api.BooleanColumn;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.LongColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+import tech.tablesaw.columns.Column;
+import tierlab.sim.metrics.Sample;
+
+/**
+ * The tables of an experiment: {@code results.csv} (one row per run: every parameter, the seed,
+ * every metric, the decision-trace hash and any failure), {@code requests.csv} (every request's
+ * TTFT), {@code timeseries.csv} (sampled L1 occupancy and queue depths) and {@code summary.json}.
+ * None of them holds a wall-clock figure, so re-running a sim or hybrid file rewrites them identically.
+ */
+public final class ResultFiles {
+
+    public static final String RESULTS = "results.csv";
+    public static final String REQUESTS = "requests.csv";
+    public static final String TIMESERIES = "timeseries.csv";
+    public static final String SUMMARY = "summary.json";
+    private static final double GIB = 1L << 30;
+
+    private ResultFiles() {
+    }
+
+    public static Table results(ExperimentLoader.Experiment experiment, List<RunResult> results) {
+        Table table = Table.create("results");
+        IntColumn run = IntColumn.create("run");
+        results.forEach(r -> run.append(r.point().index()));
+        table.addColumns(run);
+        Set<String> parameters = new LinkedHashSet<>();
+        results.forEach(r -> parameters.addAll(r.point().config().parameters().keySet()));
+        for (String parameter : parameters) {
+            table.addColumns(parameterColumn(parameter, results));
+        }
+        for (String metric : experiment.metricNames()) {
+            DoubleColumn column = DoubleColumn.create(metric);
+            results.forEach(r -> {
+                Double value = r.metrics().get(metric);
+                if (value == null) {
+                    column.appendMissing();
+                } else {
+                    column.append(value);
+                }
+            });
+            table.addColumns(column);
+        }
+        StringColumn hash = StringColumn.create("decisionTraceHash");
+        StringColumn failure = StringColumn.create("failure");
+        results.forEach(r -> {
+            hash.append(r.decisionHash());
+            failure.append(r.failure() == null ? "" : r.failure());
+        });
+        table.addColumns(hash, failure);
+        return table;
+    }
+
+    private static Column<?> parameterColumn(String name, List<RunResult> results) {
+        Object first = null;
+        for (RunResult r : results) {
+            first = r.point().config().parameters().get(name);
+            if (first != null) {
+                break;
+            }
+        }
+        if (first instanceof Boolean) {
+            BooleanColumn column = BooleanColumn.create(name);
+            results.forEach(r -> {
+                Object value = r.point().config().parameters().get(name);
+                if (value instanceof Boolean flag) {
+                    column.append(flag);
+                } else {
+                    column.appendMissing();
+                }
+            });
+            return column;
+        }
+        boolean allWhole = results.stream().map(r -> r.point().config().parameters().get(name))
+                .allMatch(v -> v == null || v instanceof Integer || v instanceof Long);
+        boolean allNumbers = results.stream().map(r -> r.point().config().parameters().get(name))
+                .allMatch(v -> v == null || v instanceof Number);
+        if (allWhole) {
+            LongColumn column = LongColumn.create(name);
+            results.forEach(r -> {
+                Object value = r.point().config().parameters().get(name);
+                if (value == null) {
+                    column.appendMissing();
+                } else {
+                    column.append(((Number) value).longValue());
+                }
+            });
+            return column;
+        }
+        if (allNumbers) {
+            DoubleColumn column = DoubleColumn.create(name);
+            results.forEach(r -> {
+                Object value = r.point().config().parameters().get(name);
+                if (value == null) {
+                    column.appendMissing();
+                } else {
+                    column.append(((Number) value).doubleValue());
+                }
+            });
+            return column;
+        }
+        StringColumn column = StringColumn.create(name);
+        results.forEach(r -> column.append(Aggregates.format(r.point().config().parameters().get(name))));
+        return column;
+    }
+
+    public static Table requests(List<RunResult> results) {
+        IntColumn run = IntColumn.create("run");
+        StringColumn pass = StringColumn.create("pass");
+        IntColumn index = IntColumn.create("request");
+        DoubleColumn ttft = DoubleColumn.create("ttftMs");
+        for (RunResult result : results) {
+            result.ttftNsByPass().forEach((name, values) -> {
+                for (int i = 0; i < values.length; i++) {
+                    run.append(result.point().index());
+                    pass.append(name);
+                    index.append(i);
+                    ttft.append(values[i] / 1e6);
+                }
+            });
+        }
+        return Table.create("requests", run, pass, index, ttft);
+    }
+
+    public static Table timeseries(List<RunResult> results) {
+        IntColumn run = IntColumn.create("run");
+        DoubleColumn time = DoubleColumn.create("timeS");
+        DoubleColumn l1 = DoubleColumn.create("l1UsedGiB");
+        DoubleColumn leased = DoubleColumn.create("leasedGiB");
+        IntColumn queue = IntColumn.create("storeQueueDepth");
+        IntColumn running = IntColumn.create("running");
+        IntColumn waiting = IntColumn.create("waiting");
+        IntColumn prefetching = IntColumn.create("prefetching");
+        IntColumn inflight = IntColumn.create("inflightOps");
+        for (RunResult result : results) {
+            for (Sample sample : result.samples()) {
+                run.append(result.point().index());
+                time.append(sample.atNs() / 1e9);
+                l1.append(sample.l1UsedBytes() / GIB);
+                leased.append(sample.leasedBytes() / GIB);
+                queue.append(sample.storeQueueDepth());
+                running.append(sample.running());
+                waiting.append(sample.waiting());
+                prefetching.append(sample.prefetching());
+                inflight.append(sample.inflightOps());
+            }
+        }
+        return Table.create("timeseries", run, time, l1, leased, queue, running, waiting, prefetching, inflight);
+    }
+
+    /** A sampled quantity of {@link Sample} by its column name in {@code timeseries.csv}. */
+    public static double sampleValue(Sample sample, String name) {
+        return switch (name) {
+            case "l1UsedGiB" -> sample.l1UsedBytes() / GIB;
+            case "leasedGiB" -> sample.leasedBytes() / GIB;
+            case "storeQueueDepth" -> sample.storeQueueDepth();
+            case "running" -> sample.running();
+            case "waiting" -> sample.waiting();
+            case "prefetching" -> sample.prefetching();
+            case "inflightOps" -> sample.inflightOps();
+            default -> throw new IllegalArgumentException("unknown sampled quantity " + name);
+        };
+    }
+
+    public static void writeCsv(Table table, Path file) throws IOException {
+        table.write().csv(file.toFile());
+    }
+
+    /** Per sweep cell: the axes, the seeds, and mean/sd/min/max of every metric over the seeds. */
+    public static ObjectNode summary(ExperimentLoader.Experiment experiment, List<RunResult> results,
+                                     List<ReportWriter.ReferenceValue> reference) {
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = mapper.createObjectNode();
+        root.put("name", experiment.name());
+        root.put("kind", experiment.kind());
+        root.put("mode", experiment.mode());
+        root.put("runs", results.size());
+        root.put("failedRuns", results.stream().filter(RunResult::failed).count());
+        ArrayNode axes = root.putArray("axes");
+        experiment.axes().forEach(axes::add);
+        ArrayNode groups = root.putArray("groups");
+        for (Aggregates.Group group : Aggregates.groups(results)) {
+            ObjectNode node = groups.addObject();
+            ObjectNode axisValues = node.putObject("axes");
+            group.axisValues().forEach(axisValues::set);
+            ArrayNode seeds = node.putArray("seeds");
+            group.runs().forEach(r -> seeds.add(r.point().seed()));
+            ArrayNode hashes = node.putArray("decisionTraceHashes");
+            group.runs().forEach(r -> hashes.add(r.decisionHash()));
+            ArrayNode failures = node.putArray("failures");
+            group.runs().stream().filter(RunResult::failed).forEach(r -> failures.add(r.failure()));
+            ObjectNode metrics = node.putObject("metrics");
+            for (String metric : experiment.metricNames()) {
+                SummaryStatistics statistics = group.statistics(metric);
+                ObjectNode stats = metrics.putObject(metric);
+                stats.put("mean", statistics.getMean());
+                stats.put("sd", statistics.getN() > 1 ? statistics.getStandardDeviation() : 0.0);
+                stats.put("min", statistics.getMin());
+                stats.put("max", statistics.getMax());
+                stats.put("n", statistics.getN());
+            }
+        }
+        ArrayNode rows = root.putArray("reference");
+        for (ReportWriter.ReferenceValue value : reference) {
+            ObjectNode row = rows.addObject();
+            row.put("label", value.row().label());
+            row.put("reference", value.row().reference());
+            if (value.row().metric() != null) {
+                row.put("metric", value.row().metric());
+                row.put("tierlab", value.value());
+                row.put("runs", value.runs());
+            }
+        }
+        return root;
+    }
+
+    public static String json(ObjectNode node) {
+        try {
+            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(node) + "\n";
+        } catch (IOException e) {
+            throw new IllegalStateException("a tree of plain values always serialises", e);
+        }
+    }
+
+    static Map<String, Object> ordered(Map<String, Object> map) {
+        return new LinkedHashMap<>(map);
+    }
+}

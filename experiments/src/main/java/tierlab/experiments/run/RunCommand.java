@@ -1,0 +1,286 @@
+package tierlab.experiments.run;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.knowm.xchart.XYChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import tierlab.experiments.AtomicOutputDirectory;
+import tierlab.experiments.CommandException;
+import tierlab.experiments.DemoReport;
+import tierlab.experiments.MissRatioChart;
+import tierlab.experiments.MissRatioCurves;
+import tierlab.experiments.MissRatioSweep;
+import tierlab.experiments.MissRatioTable;
+import tierlab.sim.workload.MooncakeTrace;
+import tierlab.sim.workload.MooncakeTraceReader;
+import tierlab.sim.workload.TraceException;
+
+/**
+ * {@code tierlab run FILE}: loads and validates an experiment file, runs every point of its sweep
+ * grid (in parallel), and writes {@code out/NAME/} all at once: tables, charts, report and run
+ * record. Nothing is written when the file is bad; a failed write leaves the previous output.
+ */
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run an experiment file (YAML or JSON) and write its tables, charts and report.",
+            "Writes results.csv, requests.csv, timeseries.csv, summary.json, run.json, report.md and each"
+                    + " chart as PNG and SVG into out/NAME (NAME from the file), replaced whole and never left"
+                    + " half-written. The catalogue is in experiments/catalog/."})
+public final class RunCommand implements Callable<Integer> {
+
+    public static final String REPORT = "report.md";
+    public static final String RUN_INFO = "run.json";
+    public static final String MISS_RATIO_CSV = "miss-ratio.csv";
+    public static final String MISS_RATIO_PNG = "miss-ratio.png";
+    public static final String MISS_RATIO_SVG = "miss-ratio.svg";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "The experiment file (.yaml, .yml or .json).")
+    private Path file;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Output folder, replaced whole [default: out/NAME, NAME from the file].")
+    private Path out;
+
+    @Option(names = {"-j", "--jobs"}, paramLabel = "N",
+            description = "Runs at a time [default: the number of cores].")
+    private Integer jobs;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress output; only the summary at the end.")
+    private boolean quiet;
+
+    @Override
+    public Integer call() {
+        int threads = jobs == null ? Runtime.getRuntime().availableProcessors() : jobs;
+        if (threads < 1) {
+            throw new ParameterException(spec.commandLine(), "--jobs: must be >= 1, was " + threads);
+        }
+        ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
+        Path target = outFolder(experiment);
+        Set<String> owned = ownedFiles(experiment);
+        // A bad --out fails now, not after the runs.
+        AtomicOutputDirectory.checkReplaceable(target, owned);
+        PrintWriter stdout = spec.commandLine().getOut();
+
+        MissRatioCurves curves = missRatioCurves(experiment);
+        Instant startedAt = Instant.now();
+        long startNs = System.nanoTime();
+        Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + experiment.name() + ".scratch");
+        RunExecutor executor = new RunExecutor(scratch);
+        List<RunResult> results;
+        try (Progress progress = new Progress(experiment, quiet, stdout)) {
+            results = new LocalSweepExecutor(threads).run(experiment.points(), executor::run, progress);
+        } finally {
+            deleteQuietly(scratch);
+        }
+        double wallSeconds = (System.nanoTime() - startNs) / 1e9;
+
+        List<ChartRenderer.Drawn> charts = ChartRenderer.draw(experiment, results);
+        List<ReportWriter.ReferenceValue> reference = ReportWriter.reference(experiment, results);
+        RunInfo info = RunInfo.of(experiment, results, command(experiment), wallSeconds, threads, startedAt);
+        List<String> extra = new ArrayList<>();
+        XYChart missRatioChart = null;
+        if (curves != null) {
+            missRatioChart = MissRatioChart.of(curves, "Block miss ratio by L1 capacity (trace replay)");
+            extra.add(missRatioSection(curves));
+        }
+        String report = ReportWriter.markdown(experiment, results, charts, reference, info, extra);
+        String summary = ResultFiles.json(ResultFiles.summary(experiment, results, reference));
+        String runJson = ResultFiles.json(info.json(experiment, results));
+        XYChart finalMissRatioChart = missRatioChart;
+        AtomicOutputDirectory.write(target, owned, folder -> {
+            ResultFiles.writeCsv(ResultFiles.results(experiment, results), folder.resolve(ResultFiles.RESULTS));
+            ResultFiles.writeCsv(ResultFiles.requests(results), folder.resolve(ResultFiles.REQUESTS));
+            ResultFiles.writeCsv(ResultFiles.timeseries(results), folder.resolve(ResultFiles.TIMESERIES));
+            for (ChartRenderer.Drawn chart : charts) {
+                ChartRenderer.writePng(chart.chart(), folder.resolve(chart.png()));
+                ChartRenderer.writeSvg(chart.chart(), folder.resolve(chart.svg()));
+            }
+            if (curves != null) {
+                MissRatioTable.writeCsv(curves, folder.resolve(MISS_RATIO_CSV));
+                MissRatioChart.writePng(finalMissRatioChart, folder.resolve(MISS_RATIO_PNG));
+                MissRatioChart.writeSvg(finalMissRatioChart, folder.resolve(MISS_RATIO_SVG));
+            }
+            Files.writeString(folder.resolve(ResultFiles.SUMMARY), summary, StandardCharsets.UTF_8);
+            Files.writeString(folder.resolve(RUN_INFO), runJson, StandardCharsets.UTF_8);
+            Files.writeString(folder.resolve(REPORT), report, StandardCharsets.UTF_8);
+        });
+
+        long failed = results.stream().filter(RunResult::failed).count();
+        long unexpected = results.stream().filter(r -> r.failed() && r.point().config().store().knownBugs().isEmpty()).count();
+        stdout.printf(Locale.ROOT, "%s: %d run%s in %.1f s (%d thread%s)%s%n", experiment.name(), results.size(),
+                results.size() == 1 ? "" : "s", wallSeconds, threads, threads == 1 ? "" : "s",
+                failed == 0 ? "" : "; " + failed + " did not complete cleanly (see report.md)");
+        for (ReportWriter.ReferenceValue value : reference) {
+            if (value.row().metric() != null) {
+                stdout.printf(Locale.ROOT, "  %-44s reference %-16s tierlab %s%n", value.row().label(),
+                        value.row().reference(), ReportWriter.number(value.value()));
+            }
+        }
+        stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted().toList()));
+        stdout.flush();
+        if (unexpected > 0) {
+            // The outputs are complete and say what broke; the exit code tells a script that something did.
+            throw new CommandException(unexpected + " run" + (unexpected == 1 ? "" : "s")
+                    + " with every race fix on did not complete cleanly; see " + target.resolve(REPORT));
+        }
+        return 0;
+    }
+
+    private Path outFolder(ExperimentLoader.Experiment experiment) {
+        return out != null ? out : Path.of("out", experiment.name());
+    }
+
+    static Set<String> ownedFiles(ExperimentLoader.Experiment experiment) {
+        Set<String> owned = new LinkedHashSet<>(List.of(ResultFiles.RESULTS, ResultFiles.REQUESTS, ResultFiles.TIMESERIES,
+                ResultFiles.SUMMARY, RUN_INFO, REPORT));
+        if (experiment.spec().charts() != null) {
+            experiment.spec().charts().forEach(chart -> {
+                owned.add(chart.file() + ".png");
+                owned.add(chart.file() + ".svg");
+            });
+        }
+        if (experiment.spec().missRatioCurve() != null) {
+            owned.addAll(List.of(MISS_RATIO_CSV, MISS_RATIO_PNG, MISS_RATIO_SVG));
+        }
+        return owned;
+    }
+
+    /** The command that reproduces this output, as typed from the repository root. */
+    private String command(ExperimentLoader.Experiment experiment) {
+        List<String> words = new ArrayList<>(List.of("./tierlab", "run", file.toString()));
+        if (out != null) {
+            words.add("--out");
+            words.add(out.toString());
+        }
+        return String.join(" ", words);
+    }
+
+    private static MissRatioCurves missRatioCurves(ExperimentLoader.Experiment experiment) {
+        ExperimentFile.MissRatioSection section = experiment.spec().missRatioCurve();
+        if (section == null) {
+            return null;
+        }
+        if (experiment.points().isEmpty()
+                || !(experiment.points().getFirst().config().workload() instanceof WorkloadPlan.Mooncake mooncake)) {
+            throw new CommandException(experiment.file() + ": missRatioCurve: needs a mooncake workload (its trace is replayed)");
+        }
+        List<String> policies = section.policies() == null ? tierlab.model.policy.Policies.names() : section.policies();
+        for (String policy : policies) {
+            if (!tierlab.model.policy.Policies.names().contains(policy)) {
+                throw new CommandException(experiment.file() + ": missRatioCurve.policies: unknown policy '" + policy
+                        + "' (known: " + String.join(", ", tierlab.model.policy.Policies.names()) + ")");
+            }
+        }
+        List<Long> capacities = section.capacitiesBlocks() == null ? List.of(1000L, 2000L, 4000L, 8000L, 16000L, 32000L)
+                : section.capacitiesBlocks().stream().sorted().distinct().toList();
+        if (capacities.isEmpty() || capacities.getFirst() == null || capacities.getFirst() < 1) {
+            throw new CommandException(experiment.file() + ": missRatioCurve.capacitiesBlocks: whole numbers >= 1");
+        }
+        try {
+            MooncakeTrace trace = MooncakeTraceReader.read(mooncake.trace());
+            return MissRatioSweep.run(trace, policies, capacities);
+        } catch (TraceException e) {
+            throw new CommandException(e.getMessage(), e);
+        }
+    }
+
+    private static String missRatioSection(MissRatioCurves curves) {
+        StringBuilder md = new StringBuilder("## Block-level miss-ratio curves (trace replay)\n\n");
+        md.append(String.format(Locale.ROOT, "The trace's %,d block references (%,d distinct 512-token blocks) replayed"
+                        + " through each policy at each capacity, as other cache simulators do; `belady` is the offline"
+                        + " optimum. The simulated runs above add timing, leases, promotions and save admission.%n%n",
+                curves.references(), curves.distinctBlocks()));
+        md.append("![block miss ratio by L1 capacity](").append(MISS_RATIO_PNG).append(")\n\nMiss ratio by capacity (blocks):\n\n");
+        DemoReport.appendPivot(md, curves, false);
+        md.append("\nShare of the infinite cache's hits captured:\n\n");
+        DemoReport.appendPivot(md, curves, true);
+        md.append('\n');
+        for (String observation : DemoReport.observations(curves)) {
+            md.append(observation).append('\n');
+        }
+        return md.toString();
+    }
+
+    private static void deleteQuietly(Path folder) {
+        if (!Files.isDirectory(folder)) {
+            return;
+        }
+        try (var files = Files.list(folder)) {
+            for (Path path : files.toList()) {
+                Files.deleteIfExists(path);
+            }
+            Files.deleteIfExists(folder);
+        } catch (IOException ignored) {
+            // Scratch L2 files are deleted by each run already; an empty folder left behind is harmless.
+        }
+    }
+
+    /** A progress bar on a terminal; one line per finished run otherwise (logs, CI). */
+    private static final class Progress implements SweepExecutor.Progress, AutoCloseable {
+        private final ProgressBar bar;
+        private final PrintWriter lines;
+        private final int total;
+        private final AtomicInteger done = new AtomicInteger();
+
+        Progress(ExperimentLoader.Experiment experiment, boolean quiet, PrintWriter stdout) {
+            this.total = experiment.points().size();
+            boolean terminal = System.console() != null && System.console().isTerminal();
+            if (!quiet && terminal) {
+                bar = new ProgressBarBuilder().setTaskName(experiment.name()).setInitialMax(total)
+                        .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250)
+                        .setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+                lines = null;
+            } else {
+                bar = null;
+                lines = quiet ? null : stdout;
+            }
+        }
+
+        @Override
+        public void finished(RunPoint point, RunResult result) {
+            int count = done.incrementAndGet();
+            if (bar != null) {
+                bar.step();
+                bar.setExtraMessage(point.label());
+            } else if (lines != null) {
+                synchronized (lines) {
+                    lines.printf(Locale.ROOT, "[%d/%d] %s: %.1f s%s%n", count, total, point.label(), result.wallNs() / 1e9,
+                            result.failed() ? " — " + result.failure() : "");
+                    lines.flush();
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            if (bar != null) {
+                bar.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package tierlab.experiments.run;
+
+import java.util.Map;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.StoreSettings;
+import tierlab.sim.device.DeviceProfile;
+import tierlab.sim.fault.FaultSettings;
+
+/**
+ * One run, fully resolved and validated: every default applied, every size in bytes.
+ *
+ * @param baseline   {@code tiered}, {@code no-offload} or {@code host-memory} (see {@link ExperimentFile.StoreSection})
+ * @param parameters every setting of the run by its file path ({@code store.policy} → {@code "lru"}), the
+ *                   left-hand columns of {@code results.csv}
+ */
+public record RunConfig(String mode, long seed, WorkloadPlan workload, StoreSettings store, SchedulerSettings scheduler,
+                        DeviceProfile device, FaultSettings faults, String baseline, long sampleIntervalNs,
+                        boolean checkInvariants, Map<String, Object> parameters) {
+
+    public static final String TIERED = "tiered";
+    public static final String NO_OFFLOAD = "no-offload";
+    public static final String HOST_MEMORY = "host-memory";
+}

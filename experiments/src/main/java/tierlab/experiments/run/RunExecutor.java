@@ -1,0 +1,311 @@
+package tierlab.experiments.run;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import tierlab.engine.BlockingStorage;
+import tierlab.engine.FileChannelBackend;
+import tierlab.engine.IoUringBackend;
+import tierlab.engine.PinnedArena;
+import tierlab.engine.StoragePorts;
+import tierlab.engine.live.ComputeTiming;
+import tierlab.engine.live.LiveRuntime;
+import tierlab.model.io.StoragePort;
+import tierlab.model.sched.EngineScheduler;
+import tierlab.model.sched.RequestOutcome;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.store.StoreCounter;
+import tierlab.model.store.StoreSettings;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+import tierlab.sim.SimRuntime;
+import tierlab.sim.fault.FaultInjector;
+import tierlab.sim.fault.FaultSettings;
+import tierlab.sim.hybrid.RealBytes;
+import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.metrics.CounterSnapshot;
+import tierlab.sim.metrics.PassMetrics;
+import tierlab.sim.metrics.Sample;
+import tierlab.sim.workload.LongPrefillPasses;
+import tierlab.sim.workload.MooncakeTrace;
+import tierlab.sim.workload.MooncakeTraceReader;
+import tierlab.sim.workload.MooncakeWorkload;
+import tierlab.sim.workload.SyntheticWorkload;
+import tierlab.sim.workload.Workloads;
+
+/**
+ * Runs one {@link RunConfig} in its mode and measures it. Sim runs touch nothing outside the JVM;
+ * hybrid and live runs pin a real L1 arena and write a real L2 file in {@code scratch}, both gone
+ * when the run ends. A run that breaks (an invariant violated, a request that never finishes)
+ * is a result with a {@code failure}, not an exception: ablation experiments break runs on purpose.
+ */
+public final class RunExecutor {
+
+    /** A live run that sees no progress at all for this long reports a stall instead of waiting forever. */
+    private static final long LIVE_STALL_TIMEOUT_NS = 30_000_000_000L;
+    /** How long a hybrid run waits for one real I/O before calling it failed. */
+    private static final long HYBRID_IO_TIMEOUT_NS = 30_000_000_000L;
+
+    private final Path scratch;
+    private final Map<Path, MooncakeTrace> traces = new ConcurrentHashMap<>();
+
+    /** @param scratch where hybrid and live runs put their L2 files (deleted after each run) */
+    public RunExecutor(Path scratch) {
+        this.scratch = scratch;
+    }
+
+    /** The requests of each pass, generated from the run's seed. */
+    record Passes(List<String> names, List<List<RequestSpec>> requests, long warmGapNs) {}
+
+    Passes passes(RunConfig config) {
+        SeedTree seeds = new SeedTree(config.seed());
+        return switch (config.workload()) {
+            case WorkloadPlan.LongPrefill plan -> {
+                LongPrefillPasses passes = new LongPrefillPasses(plan.settings(), plan.geometry(), new SeedTree(seeds.seedOf("workload")));
+                List<List<RequestSpec>> requests = new ArrayList<>();
+                requests.add(passes.coldPass());
+                if (plan.warmPass()) {
+                    // Placeholder arrival times: the warm pass is re-timed to start after the cold one ends.
+                    requests.add(passes.warmPass(0));
+                }
+                yield new Passes(plan.passes(), requests, plan.warmGapNs());
+            }
+            case WorkloadPlan.Mooncake plan -> {
+                MooncakeTrace trace = traces.computeIfAbsent(plan.trace(), MooncakeTraceReader::read);
+                yield new Passes(plan.passes(), List.of(MooncakeWorkload.requests(trace, plan.geometry(), plan.options())), 0);
+            }
+            case WorkloadPlan.Synthetic plan -> new Passes(plan.passes(),
+                    List.of(SyntheticWorkload.generate(plan.settings(), plan.geometry(), new SeedTree(seeds.seedOf("workload")))), 0);
+        };
+    }
+
+    public RunResult run(RunPoint point) {
+        RunConfig config = point.config();
+        long startNs = System.nanoTime();
+        Passes passes = passes(config);
+        StoreSettings storeSettings = config.store();
+        if (config.baseline().equals(RunConfig.HOST_MEMORY)) {
+            // "CPU memory holds everything": an L1 larger than all the KV the run stores, with room for the headroom.
+            long kvBytes = 0;
+            for (List<RequestSpec> pass : passes.requests()) {
+                kvBytes += Workloads.storedKvBytes(pass, storeSettings.geometry());
+            }
+            long l1Bytes = Math.max(storeSettings.l1CapacityBytes(), (kvBytes * 5 / 4 + (1L << 30)) / 4096 * 4096);
+            storeSettings = new StoreSettings(storeSettings.geometry(), l1Bytes, Math.max(storeSettings.l2CapacityBytes(), l1Bytes),
+                    storeSettings.policy(), storeSettings.mruInterval(), storeSettings.promotionsAsHeadroom(),
+                    storeSettings.headroomFraction(), storeSettings.ringCount(), storeSettings.batchL2Reads(),
+                    storeSettings.writeBatchMaxBytes(), storeSettings.stagingSlots(), storeSettings.contiguousStaging(),
+                    storeSettings.knownBugs(), null);
+        }
+        DecisionTrace trace = new DecisionTrace();
+        TieredStore store = new TieredStore(storeSettings, trace);
+        EngineScheduler scheduler = new EngineScheduler(config.scheduler(), store, trace);
+        return switch (config.mode()) {
+            case "sim" -> simulate(point, passes, scheduler, trace, null, startNs);
+            case "hybrid" -> hybrid(point, passes, scheduler, trace, startNs);
+            case "live" -> live(point, passes, scheduler, trace, startNs);
+            default -> throw new IllegalStateException("mode " + config.mode());
+        };
+    }
+
+    private RunResult hybrid(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace, long startNs) {
+        StoreSettings settings = scheduler.store().settings();
+        Path l2 = l2File(point);
+        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
+             StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
+             RealBytes bytes = new RealBytes(arena, new BlockingStorage(port, HYBRID_IO_TIMEOUT_NS),
+                     settings.geometry().laneBytes(), settings.geometry().tp())) {
+            return simulate(point, passes, scheduler, trace, bytes, startNs);
+        } catch (IOException e) {
+            throw new UncheckedIOException("hybrid run " + point.label() + ": cannot open the L2 file " + l2, e);
+        } finally {
+            deleteQuietly(l2);
+        }
+    }
+
+    private RunResult simulate(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace,
+                               RealBytes bytes, long startNs) {
+        RunConfig config = point.config();
+        SeedTree seeds = new SeedTree(config.seed());
+        SimRuntime runtime = new SimRuntime(scheduler, config.device(), new SeedTree(seeds.seedOf("runtime")));
+        runtime.setCheckInvariants(config.checkInvariants());
+        runtime.setSampleIntervalNs(config.sampleIntervalNs());
+        if (!config.faults().equals(FaultSettings.none())) {
+            runtime.setCompletionFilter(new FaultInjector(config.faults(), seeds.random("faults")));
+        }
+        if (bytes != null) {
+            runtime.setRealBytes(bytes);
+        }
+        runtime.setL2Free(config.baseline().equals(RunConfig.HOST_MEMORY));
+        List<PassMetrics> metrics = new ArrayList<>();
+        Map<String, long[]> ttft = new LinkedHashMap<>();
+        String failure = null;
+        List<String> examples = new ArrayList<>();
+        long submitted = 0;
+        try {
+            for (int index = 0; index < passes.names().size(); index++) {
+                List<RequestSpec> requests = passes.requests().get(index);
+                if (index > 0) {
+                    requests = shifted(requests, runtime.simulator().nowNs() + passes.warmGapNs());
+                }
+                CounterSnapshot start = CounterSnapshot.take(runtime);
+                requests.forEach(runtime::submit);
+                submitted += requests.size();
+                runtime.run();
+                CounterSnapshot end = CounterSnapshot.take(runtime);
+                Set<Long> ids = ids(requests);
+                List<RequestOutcome> outcomes = scheduler.finished().stream().filter(o -> ids.contains(o.requestId())).toList();
+                metrics.add(PassMetrics.of(passes.names().get(index), outcomes, start, end));
+                ttft.put(passes.names().get(index), outcomes.stream().mapToLong(RequestOutcome::ttftNs).toArray());
+                if (outcomes.size() < requests.size()) {
+                    failure = "stalled: " + (requests.size() - outcomes.size()) + " of " + requests.size()
+                            + " requests of the " + passes.names().get(index) + " pass never finished";
+                    break;
+                }
+            }
+            if (failure == null) {
+                scheduler.store().checkInvariants();
+            }
+        } catch (RuntimeException e) {
+            failure = oneLine(e);
+        }
+        List<String> leftovers = failure == null ? scheduler.store().leftovers() : List.of();
+        if (failure == null && !leftovers.isEmpty()) {
+            failure = "leaked at quiescence: " + leftovers.getFirst() + (leftovers.size() > 1
+                    ? " (and " + (leftovers.size() - 1) + " more)" : "");
+        }
+        if (bytes != null) {
+            examples.addAll(bytes.mismatchExamples().stream().limit(3).toList());
+        }
+        Map<String, Double> run = new LinkedHashMap<>();
+        run.put("run.failed", failure == null ? 0.0 : 1.0);
+        run.put("run.unfinished", (double) (submitted - scheduler.finished().size()));
+        run.put("run.leftovers", (double) leftovers.size());
+        run.put("run.mismatches", (double) runtime.ledger().mismatches());
+        run.put("run.realMatches", bytes == null ? 0.0 : bytes.loadMatches());
+        run.put("run.realMismatches", bytes == null ? 0.0 : bytes.mismatches());
+        run.put("run.simulatedS", runtime.simulator().nowNs() / 1e9);
+        run.put("run.events", (double) runtime.simulator().eventsFired());
+        return new RunResult(point, metrics, run, List.copyOf(runtime.samples()), ttft, hex(trace.hash()),
+                trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs);
+    }
+
+    private RunResult live(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace, long startNs) {
+        RunConfig config = point.config();
+        StoreSettings settings = scheduler.store().settings();
+        Path l2 = l2File(point);
+        var gpu = config.device().gpu();
+        ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
+                gpu.decodeNsPerSequence());
+        List<PassMetrics> metrics = new ArrayList<>();
+        Map<String, long[]> ttft = new LinkedHashMap<>();
+        String failure = null;
+        long realMatches = 0;
+        long realMismatches = 0;
+        long submitted = 0;
+        List<String> examples = new ArrayList<>();
+        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
+             StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
+             LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
+            long offsetNs = 0;
+            for (int index = 0; index < passes.names().size(); index++) {
+                List<RequestSpec> requests = shifted(passes.requests().get(index), 0);
+                CounterSnapshot start = liveSnapshot(scheduler, port, offsetNs, realMatches, realMismatches);
+                LiveRuntime.Report report = runtime.run(requests);
+                submitted += requests.size();
+                realMatches += report.loadMatches();
+                realMismatches += report.mismatches();
+                examples.addAll(report.mismatchExamples().stream().limit(3).toList());
+                offsetNs += report.wallNs();
+                CounterSnapshot end = liveSnapshot(scheduler, port, offsetNs, realMatches, realMismatches);
+                Set<Long> ids = ids(requests);
+                List<RequestOutcome> outcomes = report.finished().stream().filter(o -> ids.contains(o.requestId())).toList();
+                metrics.add(PassMetrics.of(passes.names().get(index), outcomes, start, end));
+                ttft.put(passes.names().get(index), outcomes.stream().mapToLong(RequestOutcome::ttftNs).toArray());
+            }
+            scheduler.store().checkInvariants();
+        } catch (IOException e) {
+            failure = "cannot open the L2 file " + l2 + ": " + e.getMessage();
+        } catch (RuntimeException e) {
+            failure = oneLine(e);
+        } finally {
+            deleteQuietly(l2);
+        }
+        Map<String, Double> run = new LinkedHashMap<>();
+        run.put("run.failed", failure == null ? 0.0 : 1.0);
+        run.put("run.unfinished", (double) (submitted - scheduler.finished().size()));
+        run.put("run.leftovers", failure == null ? (double) scheduler.store().leftovers().size() : 0.0);
+        run.put("run.mismatches", (double) realMismatches);
+        run.put("run.realMatches", (double) realMatches);
+        run.put("run.realMismatches", (double) realMismatches);
+        run.put("run.simulatedS", 0.0);
+        run.put("run.events", 0.0);
+        return new RunResult(point, metrics, run, List.of(), ttft, hex(trace.hash()), trace.eventCount(), failure,
+                List.copyOf(examples), System.nanoTime() - startNs);
+    }
+
+    private static CounterSnapshot liveSnapshot(EngineScheduler scheduler, StoragePort port, long atNs, long matches,
+                                                long mismatches) {
+        long[] counters = new long[StoreCounter.values().length];
+        for (StoreCounter counter : StoreCounter.values()) {
+            counters[counter.ordinal()] = scheduler.store().counter(counter);
+        }
+        long enters = switch (port) {
+            case IoUringBackend uring -> uring.counters().submitEnterCalls();
+            case FileChannelBackend channel -> channel.counters().batches();
+            default -> 0;
+        };
+        return new CounterSnapshot(atNs, counters, enters, scheduler.prefetchCalls(), scheduler.deferrals(), matches,
+                mismatches, 0, scheduler.computedPromptTokens());
+    }
+
+    private Path l2File(RunPoint point) {
+        try {
+            Files.createDirectories(scratch);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the scratch folder " + scratch, e);
+        }
+        return scratch.resolve("l2-run" + point.index() + "-" + ProcessHandle.current().pid() + ".bin");
+    }
+
+    /** The same requests with arrivals moved so the first is at {@code startNs} (gaps kept). */
+    static List<RequestSpec> shifted(List<RequestSpec> requests, long startNs) {
+        if (requests.isEmpty()) {
+            return requests;
+        }
+        long first = requests.stream().mapToLong(RequestSpec::arrivalNs).min().orElse(0);
+        return requests.stream().map(r -> new RequestSpec(r.requestId(), r.arrivalNs() - first + startNs,
+                r.promptTokens(), r.outputTokens(), r.chain())).toList();
+    }
+
+    private static Set<Long> ids(List<RequestSpec> requests) {
+        Set<Long> ids = new java.util.HashSet<>();
+        requests.forEach(r -> ids.add(r.requestId()));
+        return ids;
+    }
+
+    static String oneLine(Throwable e) {
+        String message = e.getMessage() == null ? "" : e.getMessage().strip().replaceAll("\\s*\\R\\s*", " ");
+        return e.getClass().getSimpleName() + (message.isEmpty() ? "" : ": " + message);
+    }
+
+    private static String hex(long value) {
+        return HexFormat.of().toHexDigits(value);
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // A leftover scratch file is harmless; the run's result does not depend on it.
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package tierlab.experiments.run;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import tierlab.sim.metrics.PassMetrics;
+import tierlab.sim.metrics.Sample;
+
+/**
+ * What one run produced. Everything here except {@code wallNs} is a function of the run's
+ * configuration and seed in sim and hybrid modes, so re-running a file reproduces it.
+ *
+ * @param ttftNsByPass  every request's TTFT, by pass, in request-id order (for CDF charts)
+ * @param decisionHash  the model's decision-trace hash (hex), the run's determinism fingerprint
+ * @param failure       null, or what stopped the run (an invariant violated, a stall): one line
+ */
+public record RunResult(RunPoint point, List<PassMetrics> passes, Map<String, Double> runMetrics, List<Sample> samples,
+                        Map<String, long[]> ttftNsByPass, String decisionHash, long decisionEvents, String failure,
+                        List<String> examples, long wallNs) {
+
+    public boolean failed() {
+        return failure != null;
+    }
+
+    /** Every metric by name ({@code warm.l1HitRatio}, {@code run.unfinished}), in column order. */
+    public Map<String, Double> metrics() {
+        Map<String, Double> metrics = new LinkedHashMap<>();
+        for (PassMetrics pass : passes) {
+            Metrics.PASS.forEach((name, extract) -> metrics.put(pass.pass() + "." + name, extract.applyAsDouble(pass)));
+        }
+        metrics.putAll(runMetrics);
+        return metrics;
+    }
+}
