@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import tierlab.sim.fault.FaultSettings;
 import tierlab.sim.workload.SyntheticSettings;
 
 /**
@@ -26,7 +25,7 @@ import tierlab.sim.workload.SyntheticSettings;
  */
 public record ExperimentFile(String name, String description, String kind, String mode, List<Long> seeds,
                              WorkloadSection workload, StoreSection store, SchedulerSection scheduler, String device,
-                             FaultSettings faults, LinkedHashMap<String, List<JsonNode>> sweep,
+                             FaultSection faults, LinkedHashMap<String, List<JsonNode>> sweep,
                              List<ChartSection> charts, ReferenceSection reference, Double sampleIntervalMs,
                              Boolean checkInvariants, MissRatioSection missRatioCurve,
                              CalibrationSection calibration) {
@@ -62,6 +61,14 @@ public record ExperimentFile(String name, String description, String kind, Strin
                                Boolean promotionsAsHeadroom, Double headroomFraction, Integer ringCount,
                                Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
                                Boolean contiguousStaging, List<String> knownBugs, String baseline) {}
+
+    /**
+     * Fault injection (the fault model is documented in {@code tierlab.sim.fault.FaultSettings}):
+     * per-operation probabilities, and times in milliseconds of virtual time.
+     */
+    public record FaultSection(Double readErrorProbability, Double writeErrorProbability, Double shortReadProbability,
+                               Double latencySpikeProbability, Double latencySpikeMs, Double reorderWindowMs,
+                               Double stuckProbability, Double stuckForMs, List<Long> failReadTickets) {}
 
     /** The serving engine: vLLM-like step loop knobs. */
     public record SchedulerSection(Integer concurrency, Long maxBatchedTokens, Long gpuKvBlocks,

@@ -92,11 +92,12 @@ public final class ExperimentLoader {
         }
         ObjectMapper mapper = mapperFor(file);
         // Bind straight from the text first: Jackson then knows the line of every bad field.
-        ExperimentFile spec = bind(file, null, () -> mapper.readValue(bytes, ExperimentFile.class));
+        String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        ExperimentFile spec = bind(file, text, null, () -> mapper.readValue(bytes, ExperimentFile.class));
         if (spec == null) {
             throw new CommandException(file + ": the experiment file is empty");
         }
-        JsonNode tree = bind(file, null, () -> mapper.readTree(bytes));
+        JsonNode tree = bind(file, text, null, () -> mapper.readTree(bytes));
         if (!(tree instanceof ObjectNode root)) {
             throw new CommandException(file + ": an experiment file is a mapping of fields (name, workload, store, ...)");
         }
@@ -111,7 +112,7 @@ public final class ExperimentLoader {
             throw new CommandException(file + ": kind: unknown kind '" + kind + "' (known: simulation)");
         }
         List<Long> seeds = spec.seeds() == null ? List.of(42L) : spec.seeds();
-        if (seeds.isEmpty() || seeds.contains(null)) {
+        if (seeds.isEmpty() || seeds.stream().anyMatch(java.util.Objects::isNull)) {
             throw new CommandException(file + ": seeds: give at least one seed, and no empty entries");
         }
         if (new LinkedHashSet<>(seeds).size() != seeds.size()) {
@@ -142,7 +143,7 @@ public final class ExperimentLoader {
                 set(file, copy, axis.getKey(), axis.getValue());
             }
             ExperimentFile pointSpec = cell.isEmpty() ? spec
-                    : bind(file, where, () -> mapper.treeToValue(copy, ExperimentFile.class));
+                    : bind(file, text, where, () -> mapper.treeToValue(copy, ExperimentFile.class));
             if (!kind.equals("simulation")) {
                 continue;
             }
@@ -210,28 +211,34 @@ public final class ExperimentLoader {
         T run() throws IOException;
     }
 
-    private static <T> T bind(Path file, String where, Parse<T> parse) {
+    private static <T> T bind(Path file, String text, String where, Parse<T> parse) {
         try {
             return parse.run();
         } catch (JsonProcessingException e) {
-            throw new CommandException(message(file, where, e), e);
+            throw new CommandException(message(file, text, where, e), e);
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read the experiment file (" + describeIo(e) + ")", e);
         } catch (IllegalArgumentException e) {
             // treeToValue wraps binding problems in IllegalArgumentException with the Jackson exception as cause.
             if (e.getCause() instanceof JsonProcessingException cause) {
-                throw new CommandException(message(file, where, cause), e);
+                throw new CommandException(message(file, text, where, cause), e);
             }
             throw new CommandException(file + ": " + (where == null ? "" : where + ": ") + e.getMessage(), e);
         }
     }
 
     /** One line: file, line (when known), sweep point, field path, and what is wrong in plain words. */
-    static String message(Path file, String where, JsonProcessingException e) {
+    static String message(Path file, String source, String where, JsonProcessingException e) {
         StringBuilder text = new StringBuilder(file.toString());
         JsonLocation location = e.getLocation();
-        if (location != null && location.getLineNr() > 0 && where == null) {
-            text.append(": line ").append(location.getLineNr());
+        int line = location == null ? -1 : location.getLineNr();
+        if (e instanceof UnrecognizedPropertyException unknown) {
+            // The parser has read past the unknown field's value by now (to the next line, for YAML);
+            // the field's own line is where its key is written, if the key appears just once.
+            line = keyLine(source, unknown.getPropertyName(), line);
+        }
+        if (line > 0 && where == null) {
+            text.append(": line ").append(line);
         }
         if (where != null) {
             text.append(": ").append(where);
@@ -261,6 +268,26 @@ public final class ExperimentLoader {
             text.append(firstSentence(e.getOriginalMessage()));
         }
         return text.toString();
+    }
+
+    /** The one line where {@code key:} (YAML) or {@code "key":} (JSON) is written, else {@code fallback}. */
+    static int keyLine(String source, String key, int fallback) {
+        if (source == null || key == null) {
+            return fallback;
+        }
+        Pattern pattern = Pattern.compile("^\\s*(-\\s*)?[\"']?" + Pattern.quote(key) + "[\"']?\\s*:|[{,]\\s*[\"']?"
+                + Pattern.quote(key) + "[\"']?\\s*:");
+        int found = -1;
+        String[] lines = source.split("\\R", -1);
+        for (int i = 0; i < lines.length; i++) {
+            if (pattern.matcher(lines[i]).find()) {
+                if (found > 0) {
+                    return fallback;
+                }
+                found = i + 1;
+            }
+        }
+        return found > 0 ? found : fallback;
     }
 
     private static String typeName(Class<?> type) {
@@ -466,7 +493,7 @@ public final class ExperimentLoader {
         String deviceName = or(spec.device(), "qwen3-8b-h100");
         DeviceProfile device = device(deviceName, folder);
         parameters.put("device", deviceName);
-        FaultSettings faults = spec.faults() == null ? FaultSettings.none() : spec.faults();
+        FaultSettings faults = faults(spec.faults());
         parameters.put("faults.readErrorProbability", faults.readErrorProbability());
         parameters.put("faults.writeErrorProbability", faults.writeErrorProbability());
         parameters.put("faults.reorderWindowMs", faults.reorderWindowNs() / 1e6);
@@ -617,6 +644,21 @@ public final class ExperimentLoader {
                     + " (paths are relative to the experiment file's folder)");
         }
         return withField("device", () -> DeviceProfile.load(file));
+    }
+
+    private static FaultSettings faults(ExperimentFile.FaultSection section) {
+        if (section == null) {
+            return FaultSettings.none();
+        }
+        return withField("faults", () -> new FaultSettings(or(section.readErrorProbability(), 0.0),
+                or(section.writeErrorProbability(), 0.0), or(section.shortReadProbability(), 0.0),
+                or(section.latencySpikeProbability(), 0.0), nanos("faults.latencySpikeMs", section.latencySpikeMs()),
+                nanos("faults.reorderWindowMs", section.reorderWindowMs()), or(section.stuckProbability(), 0.0),
+                nanos("faults.stuckForMs", section.stuckForMs()), section.failReadTickets()));
+    }
+
+    private static long nanos(String field, Double milliseconds) {
+        return milliseconds == null ? 0 : Math.round(nonNegative(field, milliseconds) * 1e6);
     }
 
     static Set<KnownBug> knownBugs(List<String> names) {

@@ -1,0 +1,152 @@
+package tierlab.experiments.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every bad experiment file gets one line on stderr that names the file and the field (and the
+ * line where the parser knows it), exit code 1, no stack trace, and no output folder.
+ */
+class BadExperimentFileTest {
+
+    @TempDir
+    Path folder;
+
+    static final String GOOD = """
+            name: probe
+            workload:
+              type: long-prefill
+              prompts: 4
+              promptTokens: 500
+            store:
+              l1CapacityGiB: 1
+              l2CapacityGiB: 4
+              policy: lru
+            """;
+
+    private RunCommandTest.Run runFile(String name, String text) throws IOException {
+        Path file = folder.resolve(name);
+        Files.writeString(file, text);
+        return RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out/probe").toString(), "-q");
+    }
+
+    private void assertOneClearLine(RunCommandTest.Run run, String... fragments) {
+        assertEquals(1, run.exitCode(), run.err());
+        String err = run.err().strip();
+        assertEquals(1, err.lines().count(), "one line: " + err);
+        assertFalse(err.contains("Exception") || err.contains("\tat "), "no stack trace, no exception name: " + err);
+        for (String fragment : fragments) {
+            assertTrue(err.contains(fragment), "'" + fragment + "' in: " + err);
+        }
+        assertFalse(Files.exists(folder.resolve("out")), "nothing is written for a bad file");
+    }
+
+    @Test
+    void theGoodFileRuns() throws IOException {
+        RunCommandTest.Run run = runFile("good.yaml", GOOD);
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(Files.exists(folder.resolve("out/probe/results.csv")));
+    }
+
+    @Test
+    void unknownFieldIsNamedWithItsLineAndTheKnownOnes() throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", GOOD.replace("policy: lru", "polcy: lru"));
+        assertOneClearLine(run, "bad.yaml", "line 9", "unknown field 'store.polcy'", "policy");
+    }
+
+    @Test
+    void wrongTypeIsNamed() throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", GOOD.replace("prompts: 4", "prompts: four"));
+        assertOneClearLine(run, "bad.yaml", "line 4", "workload.prompts", "wrong type: expected a whole number");
+    }
+
+    @Test
+    void quotedNumberIsAWrongType() throws IOException {
+        RunCommandTest.Run run = runFile("bad.json", """
+                {"name": "probe", "workload": {"type": "long-prefill", "prompts": 4, "promptTokens": 500},
+                 "store": {"l1CapacityGiB": "1"}}
+                """);
+        assertOneClearLine(run, "bad.json", "line 2", "store.l1CapacityGiB", "wrong type");
+    }
+
+    @Test
+    void missingTraceNamesTheFile() throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", """
+                name: probe
+                workload: {type: mooncake, trace: no-such-trace.jsonl}
+                """);
+        assertOneClearLine(run, "bad.yaml", "workload.trace", "no such file", "no-such-trace.jsonl");
+    }
+
+    @Test
+    void missingExperimentFileIsNamed() {
+        RunCommandTest.Run run = RunCommandTest.run("run", folder.resolve("absent.yaml").toString());
+        assertOneClearLine(run, "absent.yaml", "no such file");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "l1CapacityGiB: 1|l1CapacityGiB: -1|store.l1CapacityGiB: must be > 0, was -1.0",
+        "l2CapacityGiB: 4|l2CapacityGiB: 0|store.l2CapacityGiB: must be > 0",
+        "policy: lru|policy: lfu|store.policy: unknown policy 'lfu' (known: lru",
+        "policy: lru|policy: belady|store.policy: belady needs the future reference stream",
+        "type: long-prefill|type: replay|workload.type: unknown type 'replay'",
+        "name: probe|name: Probe Run|name: 'Probe Run' must be",
+        "promptTokens: 500|promptTokens: 0|workload.promptTokens: must be > 0",
+    })
+    void badValuesAreNamed(String good, String bad, String expected) throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", GOOD.replace(good, bad));
+        assertOneClearLine(run, "bad.yaml", expected);
+    }
+
+    @Test
+    void badSweepPointIsNamedWithItsAxisValue() throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", GOOD + "sweep:\n  store.policy: [lru, fifo]\n");
+        assertOneClearLine(run, "bad.yaml", "sweep point {store.policy=fifo}", "store.policy: unknown policy 'fifo'");
+    }
+
+    @Test
+    void misspeltSweepAxisIsAnUnknownField() throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", GOOD + "sweep:\n  store.l1Capacity: [1, 2]\n");
+        assertOneClearLine(run, "bad.yaml", "unknown field 'store.l1Capacity'");
+    }
+
+    @Test
+    void chartWithUnknownMetricIsNamed() throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", GOOD + """
+                charts:
+                  - {type: line, file: c, x: store.l1CapacityGiB, y: warm.hitRatio}
+                """);
+        assertOneClearLine(run, "bad.yaml", "charts[0].y", "unknown metric 'warm.hitRatio'");
+    }
+
+    @Test
+    void unknownArrivalKindIsNamed() throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", """
+                name: probe
+                workload:
+                  type: synthetic
+                  synthetic:
+                    requestCount: 10
+                    arrivals: {kind: weibull, ratePerSecond: 5}
+                    promptTokens: {kind: fixed, tokens: 100}
+                    outputTokens: {kind: fixed, tokens: 1}
+                """);
+        assertOneClearLine(run, "bad.yaml", "workload.synthetic.arrivals", "unknown kind 'weibull'");
+    }
+
+    @Test
+    void aHybridL1BeyondTheRealLimitIsRefused() throws IOException {
+        RunCommandTest.Run run = runFile("bad.yaml", GOOD.replace("l1CapacityGiB: 1", "l1CapacityGiB: 64") + "mode: hybrid\n");
+        assertOneClearLine(run, "bad.yaml", "store.l1CapacityGiB: hybrid mode pins a real L1");
+    }
+}
