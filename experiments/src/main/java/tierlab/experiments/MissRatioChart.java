@@ -42,6 +42,11 @@ public final class MissRatioChart {
     }
 
     public static XYChart of(MissRatioCurves curves, String title) {
+        return of(curves, title, 512);
+    }
+
+    /** @param blockTokens tokens per block of the replayed ids, for the axis title */
+    public static XYChart of(MissRatioCurves curves, String title, int blockTokens) {
         List<Long> capacities = curves.capacities();
         // A log axis labels 1-9 of every decade; "5,000 6,000 7,000 ..." runs together at this width,
         // while "5 6 7 ..." in thousands of blocks stays readable.
@@ -52,7 +57,7 @@ public final class MissRatioChart {
                 .height(HEIGHT_PX)
                 .title(title)
                 .xAxisTitle("L1 capacity (" + (thousands ? "thousands of blocks" : "blocks")
-                        + "; 1 block = 512 tokens; log scale)")
+                        + "; 1 block = " + blockTokens + " tokens; log scale)")
                 .yAxisTitle("block miss ratio (misses / references)")
                 .build();
         XYStyler styler = chart.getStyler();

@@ -26,8 +26,12 @@ public final class MissRatioSweep {
      * flattened reference stream, which is exactly the order the replay feeds it.
      */
     public static MissRatioCurves run(MooncakeTrace trace, List<String> policies, List<Long> capacities) {
-        List<long[]> requests = trace.blockRequests();
-        long[] flat = trace.flattenedReferences();
+        return run(trace.blockRequests(), policies, capacities);
+    }
+
+    /** The same over any block-id requests (one array of block ids per request, in arrival order). */
+    public static MissRatioCurves run(List<long[]> requests, List<String> policies, List<Long> capacities) {
+        long[] flat = requests.stream().flatMapToLong(java.util.Arrays::stream).toArray();
         List<MissRatioPoint> points = new ArrayList<>(policies.size() * capacities.size());
         for (String policyName : policies) {
             for (long capacityBlocks : capacities) {

@@ -69,6 +69,8 @@ public final class SimRuntime {
     private CompletionFilter filter;
     private boolean checkInvariants;
     private long requestsSubmitted;
+    private final java.util.ArrayDeque<RequestSpec> closedLoopQueue = new java.util.ArrayDeque<>();
+    private int closedLoopFinishedSeen;
 
     public SimRuntime(EngineScheduler scheduler, DeviceProfile profile, SeedTree seeds) {
         this.simulator = new Simulator();
@@ -106,6 +108,43 @@ public final class SimRuntime {
         });
     }
 
+    /**
+     * Sends {@code requests} as a closed-loop client (a benchmark script with a fixed concurrency):
+     * the first {@code clientConcurrency} at {@code startNs}, then one more each time a request
+     * finishes, in list order. The specs' own arrival times are ignored; TTFT then measures the
+     * engine, not the time a request waited in the client. Not combined with crashes.
+     */
+    public void submitClosedLoop(List<RequestSpec> requests, int clientConcurrency, long startNs) {
+        if (clientConcurrency <= 0) {
+            throw new IllegalArgumentException("clientConcurrency must be > 0, was " + clientConcurrency);
+        }
+        closedLoopFinishedSeen = scheduler.finishedCount();
+        for (int index = 0; index < requests.size(); index++) {
+            RequestSpec spec = requests.get(index);
+            if (index < clientConcurrency) {
+                submit(retimed(spec, startNs));
+            } else {
+                closedLoopQueue.add(spec);
+            }
+        }
+    }
+
+    private static RequestSpec retimed(RequestSpec spec, long arrivalNs) {
+        return new RequestSpec(spec.requestId(), arrivalNs, spec.promptTokens(), spec.outputTokens(), spec.chain());
+    }
+
+    /** A closed-loop client sends one queued request per request finished since it last looked. */
+    private void sendClosedLoop(long nowNs) {
+        if (closedLoopQueue.isEmpty()) {
+            return;
+        }
+        int finishedNow = scheduler.finishedCount();
+        while (closedLoopFinishedSeen < finishedNow && !closedLoopQueue.isEmpty()) {
+            closedLoopFinishedSeen++;
+            submit(retimed(closedLoopQueue.poll(), nowNs));
+        }
+    }
+
     /** Runs to quiescence: every request finished and every operation completed. */
     public void run() {
         simulator.run();
@@ -127,6 +166,7 @@ public final class SimRuntime {
             nextSnapshotNs = nowNs + snapshotIntervalNs;
         }
         scheduler.tick(nowNs);
+        sendClosedLoop(nowNs);
         List<IoOp> ops = scheduler.drainOps();
         if (ops.isEmpty()) {
             check();

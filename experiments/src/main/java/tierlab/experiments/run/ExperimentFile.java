@@ -1,7 +1,6 @@
 package tierlab.experiments.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import tierlab.sim.workload.SyntheticSettings;
@@ -18,14 +17,15 @@ import tierlab.sim.workload.SyntheticSettings;
  * @param seeds            one run per seed per sweep point [42]
  * @param device           a bundled profile name or a profile file path [qwen3-8b-h100]
  * @param sweep            axis (a dotted field path such as {@code store.policy}) → the values it takes;
- *                         the runner runs every combination
+ *                         the runner runs every combination. A list of such maps is the union of
+ *                         their grids (a field a grid does not sweep keeps the file's value)
  * @param sampleIntervalMs period of the L1 occupancy / queue-depth time series in virtual ms [100]
  * @param checkInvariants  call every structure's {@code checkInvariants()} after each step (slow) [false];
  *                         they are always checked once at the end of a run
  */
 public record ExperimentFile(String name, String description, String kind, String mode, List<Long> seeds,
                              WorkloadSection workload, StoreSection store, SchedulerSection scheduler, String device,
-                             FaultSection faults, LinkedHashMap<String, List<JsonNode>> sweep,
+                             FaultSection faults, JsonNode sweep,
                              List<ChartSection> charts, ReferenceSection reference, Double sampleIntervalMs,
                              Boolean checkInvariants, MissRatioSection missRatioCurve,
                              CalibrationSection calibration) {
@@ -46,11 +46,14 @@ public record ExperimentFile(String name, String description, String kind, Strin
      * @param trace              mooncake: the JSONL file, relative to the experiment file's folder or absolute
      * @param requestLimit       mooncake: replay only the first N requests [0 = all]
      * @param timeScale          mooncake: multiply arrival times (2 = half the rate) [1]
+     * @param clientConcurrency  long-prefill: send each pass as a closed-loop client with this many requests
+     *                           outstanding (how the reference benchmarks measured TTFT) [0 = all at once]
      */
     public record WorkloadSection(String type, String preset, Integer prompts, Long promptTokens,
                                   Long promptSpreadTokens, Long outputTokens, Boolean warmPass,
                                   Double arrivalSpacingMs, Double warmGapMs, Integer blockTokens, String model,
-                                  String trace, Long requestLimit, Double timeScale, SyntheticSettings synthetic) {}
+                                  String trace, Long requestLimit, Double timeScale, SyntheticSettings synthetic,
+                                  Integer clientConcurrency) {}
 
     /**
      * The tiered store. {@code baseline} replaces the store by one of the two comparison points:

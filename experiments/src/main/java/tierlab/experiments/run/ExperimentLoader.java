@@ -118,23 +118,36 @@ public final class ExperimentLoader {
         if (new LinkedHashSet<>(seeds).size() != seeds.size()) {
             throw new CommandException(file + ": seeds: " + seeds + " repeats a seed");
         }
-        Map<String, List<JsonNode>> sweep = spec.sweep() == null ? Map.of() : spec.sweep();
-        List<String> axes = new ArrayList<>(sweep.keySet());
-        for (String axis : axes) {
-            List<JsonNode> values = sweep.get(axis);
-            if (values == null || values.isEmpty()) {
-                throw new CommandException(file + ": sweep." + axis + ": give a list of at least one value");
-            }
-            if (axis.equals("seeds") || axis.equals("sweep") || axis.equals("name") || axis.startsWith("charts")
-                    || axis.startsWith("reference")) {
-                throw new CommandException(file + ": sweep." + axis + ": this field cannot be swept"
-                        + (axis.equals("seeds") ? " (list the seeds in 'seeds' instead)" : ""));
+        List<Map<String, List<JsonNode>>> grids = grids(file, spec.sweep());
+        List<String> axes = new ArrayList<>();
+        for (Map<String, List<JsonNode>> grid : grids) {
+            for (Map.Entry<String, List<JsonNode>> entry : grid.entrySet()) {
+                String axis = entry.getKey();
+                if (entry.getValue().isEmpty()) {
+                    throw new CommandException(file + ": sweep." + axis + ": give a list of at least one value");
+                }
+                if (axis.equals("seeds") || axis.equals("sweep") || axis.equals("name") || axis.startsWith("charts")
+                        || axis.startsWith("reference") || axis.equals("mode")) {
+                    throw new CommandException(file + ": sweep." + axis + ": this field cannot be swept"
+                            + (axis.equals("seeds") ? " (list the seeds in 'seeds' instead)" : ""));
+                }
+                if (!axes.contains(axis)) {
+                    axes.add(axis);
+                }
             }
         }
 
         List<RunPoint> points = new ArrayList<>();
+        Set<Map<String, Object>> seen = new java.util.HashSet<>();
         String mode = null;
-        List<Map<String, JsonNode>> cells = cells(axes, sweep);
+        List<Map<String, JsonNode>> cells = new ArrayList<>();
+        for (Map<String, List<JsonNode>> grid : grids) {
+            for (Map<String, JsonNode> cell : cells(new ArrayList<>(grid.keySet()), grid)) {
+                if (!cells.contains(cell)) {
+                    cells.add(cell);
+                }
+            }
+        }
         for (Map<String, JsonNode> cell : cells) {
             ObjectNode copy = root.deepCopy();
             copy.remove("sweep");
@@ -155,7 +168,11 @@ public final class ExperimentLoader {
                     throw new CommandException(file + ": " + (where == null ? "" : where + ": ") + e.getMessage(), e);
                 }
                 mode = config.mode();
-                points.add(new RunPoint(points.size(), cell, seed, config));
+                // Two grids of a union may spell one configuration twice (a grid sweeping only
+                // batchL2Reads: [true] meets the first grid's default): run it once.
+                if (seen.add(config.parameters())) {
+                    points.add(new RunPoint(points.size(), cell, seed, config));
+                }
             }
         }
         List<String> passes = points.isEmpty() ? List.of() : points.getFirst().config().workload().passes();
@@ -352,6 +369,42 @@ public final class ExperimentLoader {
 
     // ---- the sweep grid -----------------------------------------------------------------------
 
+    /** The sweep as a list of grids: a map is one grid, a list of maps is several; none is one empty grid. */
+    private static List<Map<String, List<JsonNode>>> grids(Path file, JsonNode sweep) {
+        if (sweep == null || sweep.isNull()) {
+            return List.of(Map.of());
+        }
+        List<JsonNode> gridNodes = new ArrayList<>();
+        if (sweep.isObject()) {
+            gridNodes.add(sweep);
+        } else if (sweep.isArray() && !sweep.isEmpty()) {
+            sweep.forEach(gridNodes::add);
+        } else {
+            throw new CommandException(file + ": sweep: a mapping of axis → list of values, or a list of such mappings");
+        }
+        List<Map<String, List<JsonNode>>> grids = new ArrayList<>();
+        for (int i = 0; i < gridNodes.size(); i++) {
+            JsonNode node = gridNodes.get(i);
+            String at = file + ": sweep" + (sweep.isArray() ? "[" + i + "]" : "");
+            if (!node.isObject()) {
+                throw new CommandException(at + ": a mapping of axis → list of values");
+            }
+            Map<String, List<JsonNode>> grid = new LinkedHashMap<>();
+            var fields = node.fields();
+            while (fields.hasNext()) {
+                var field = fields.next();
+                if (!field.getValue().isArray()) {
+                    throw new CommandException(at + "." + field.getKey() + ": give a list of values, e.g. [" + field.getValue() + "]");
+                }
+                List<JsonNode> values = new ArrayList<>();
+                field.getValue().forEach(values::add);
+                grid.put(field.getKey(), values);
+            }
+            grids.add(grid);
+        }
+        return grids;
+    }
+
     /** Every combination of axis values, the first axis varying slowest. */
     private static List<Map<String, JsonNode>> cells(List<String> axes, Map<String, List<JsonNode>> sweep) {
         List<Map<String, JsonNode>> cells = new ArrayList<>();
@@ -418,6 +471,14 @@ public final class ExperimentLoader {
 
         WorkloadPlan workload = workload(spec.workload(), folder, parameters);
         Geometry geometry = workload.geometry();
+        if (mode.equals("live") && workload instanceof WorkloadPlan.LongPrefill plan && plan.clientConcurrency() > 0) {
+            throw new IllegalArgumentException("workload.clientConcurrency: live mode sends requests at their arrival"
+                    + " times; closed-loop clients are for sim and hybrid mode");
+        }
+        if (baselineOf(spec).equals(RunConfig.HOST_MEMORY) && !mode.equals("sim")) {
+            throw new IllegalArgumentException("store.baseline: host-memory sizes L1 to the whole workload, which only"
+                    + " sim mode can do (hybrid and live pin a real L1)");
+        }
 
         StoreSection store = spec.store() == null ? new StoreSection(null, null, null, null, null, null, null, null, null,
                 null, null, null, null) : spec.store();
@@ -505,6 +566,10 @@ public final class ExperimentLoader {
                 Math.round(sampleMs * 1e6), or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters));
     }
 
+    private static String baselineOf(ExperimentFile spec) {
+        return spec.store() == null || spec.store().baseline() == null ? RunConfig.TIERED : spec.store().baseline();
+    }
+
     private static WorkloadPlan workload(WorkloadSection workload, Path folder, Map<String, Object> parameters) {
         if (workload == null) {
             throw new IllegalArgumentException("workload: a simulation needs a workload section");
@@ -585,11 +650,16 @@ public final class ExperimentLoader {
                                 : LengthDistribution.uniform(finalTokens - finalSpread, finalTokens + finalSpread),
                         finalSpread > 0, output, Math.round(spacingMs * 1e6)));
                 boolean warm = or(workload.warmPass(), true);
+                int clients = or(workload.clientConcurrency(), 0);
+                if (clients < 0) {
+                    throw new IllegalArgumentException("workload.clientConcurrency: must be >= 0 (0 = all at once), was " + clients);
+                }
+                parameters.put("workload.clientConcurrency", clients);
                 parameters.put("workload.preset", preset == null ? "" : preset);
                 parameters.put("workload.prompts", prompts);
                 parameters.put("workload.promptTokens", tokens);
                 parameters.put("workload.blockTokens", blockTokens);
-                return new WorkloadPlan.LongPrefill(settings, geometry, warm, Math.round(gapMs * 1e6));
+                return new WorkloadPlan.LongPrefill(settings, geometry, warm, Math.round(gapMs * 1e6), clients);
             }
             case "mooncake" -> {
                 if (workload.trace() == null) {

@@ -8,8 +8,10 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,6 +33,8 @@ import tierlab.experiments.MissRatioChart;
 import tierlab.experiments.MissRatioCurves;
 import tierlab.experiments.MissRatioSweep;
 import tierlab.experiments.MissRatioTable;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.sched.RequestSpec;
 import tierlab.sim.workload.MooncakeTrace;
 import tierlab.sim.workload.MooncakeTraceReader;
 import tierlab.sim.workload.TraceException;
@@ -86,11 +90,12 @@ public final class RunCommand implements Callable<Integer> {
         AtomicOutputDirectory.checkReplaceable(target, owned);
         PrintWriter stdout = spec.commandLine().getOut();
 
-        MissRatioCurves curves = missRatioCurves(experiment);
         Instant startedAt = Instant.now();
         long startNs = System.nanoTime();
         Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + experiment.name() + ".scratch");
         RunExecutor executor = new RunExecutor(scratch);
+        Replay replay = missRatioCurves(experiment, executor);
+        MissRatioCurves curves = replay == null ? null : replay.curves();
         List<RunResult> results;
         try (Progress progress = new Progress(experiment, quiet, stdout)) {
             results = new LocalSweepExecutor(threads).run(experiment.points(), executor::run, progress);
@@ -105,8 +110,9 @@ public final class RunCommand implements Callable<Integer> {
         List<String> extra = new ArrayList<>();
         XYChart missRatioChart = null;
         if (curves != null) {
-            missRatioChart = MissRatioChart.of(curves, "Block miss ratio by L1 capacity (trace replay)");
-            extra.add(missRatioSection(curves));
+            missRatioChart = MissRatioChart.of(curves, "Block miss ratio by L1 capacity (block-level replay)",
+                    replay.blockTokens());
+            extra.add(missRatioSection(curves, replay.blockTokens()));
         }
         String report = ReportWriter.markdown(experiment, results, charts, reference, info, extra);
         String summary = ResultFiles.json(ResultFiles.summary(experiment, results, reference));
@@ -180,14 +186,13 @@ public final class RunCommand implements Callable<Integer> {
         return String.join(" ", words);
     }
 
-    private static MissRatioCurves missRatioCurves(ExperimentLoader.Experiment experiment) {
+    /** Block-level replay of the first run's requests; for a mooncake trace, its own 512-token blocks. */
+    private record Replay(MissRatioCurves curves, int blockTokens) {}
+
+    private static Replay missRatioCurves(ExperimentLoader.Experiment experiment, RunExecutor executor) {
         ExperimentFile.MissRatioSection section = experiment.spec().missRatioCurve();
-        if (section == null) {
+        if (section == null || experiment.points().isEmpty()) {
             return null;
-        }
-        if (experiment.points().isEmpty()
-                || !(experiment.points().getFirst().config().workload() instanceof WorkloadPlan.Mooncake mooncake)) {
-            throw new CommandException(experiment.file() + ": missRatioCurve: needs a mooncake workload (its trace is replayed)");
         }
         List<String> policies = section.policies() == null ? tierlab.model.policy.Policies.names() : section.policies();
         for (String policy : policies) {
@@ -197,24 +202,37 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         List<Long> capacities = section.capacitiesBlocks() == null ? List.of(1000L, 2000L, 4000L, 8000L, 16000L, 32000L)
-                : section.capacitiesBlocks().stream().sorted().distinct().toList();
-        if (capacities.isEmpty() || capacities.getFirst() == null || capacities.getFirst() < 1) {
+                : section.capacitiesBlocks();
+        if (capacities.isEmpty() || capacities.stream().anyMatch(c -> c == null || c < 1)) {
             throw new CommandException(experiment.file() + ": missRatioCurve.capacitiesBlocks: whole numbers >= 1");
         }
+        capacities = capacities.stream().sorted().distinct().toList();
+        RunConfig first = experiment.points().getFirst().config();
         try {
-            MooncakeTrace trace = MooncakeTraceReader.read(mooncake.trace());
-            return MissRatioSweep.run(trace, policies, capacities);
+            if (first.workload() instanceof WorkloadPlan.Mooncake mooncake) {
+                MooncakeTrace trace = MooncakeTraceReader.read(mooncake.trace());
+                return new Replay(MissRatioSweep.run(trace, policies, capacities), 512);
+            }
+            // Other workloads: the chains of every pass in arrival order, each block key a dense id.
+            Map<BlockKey, Long> ids = new HashMap<>();
+            List<long[]> requests = new ArrayList<>();
+            for (List<RequestSpec> pass : executor.passes(first).requests()) {
+                pass.stream().sorted(java.util.Comparator.comparingLong(RequestSpec::arrivalNs)
+                        .thenComparingLong(RequestSpec::requestId)).forEach(request -> requests.add(
+                        request.chain().stream().mapToLong(key -> ids.computeIfAbsent(key, k -> (long) ids.size())).toArray()));
+            }
+            return new Replay(MissRatioSweep.run(requests, policies, capacities), first.workload().geometry().blockTokens());
         } catch (TraceException e) {
             throw new CommandException(e.getMessage(), e);
         }
     }
 
-    private static String missRatioSection(MissRatioCurves curves) {
-        StringBuilder md = new StringBuilder("## Block-level miss-ratio curves (trace replay)\n\n");
-        md.append(String.format(Locale.ROOT, "The trace's %,d block references (%,d distinct 512-token blocks) replayed"
+    private static String missRatioSection(MissRatioCurves curves, int blockTokens) {
+        StringBuilder md = new StringBuilder("## Block-level miss-ratio curves\n\n");
+        md.append(String.format(Locale.ROOT, "The workload's %,d block references (%,d distinct %d-token blocks) replayed"
                         + " through each policy at each capacity, as other cache simulators do; `belady` is the offline"
-                        + " optimum. The simulated runs above add timing, leases, promotions and save admission.%n%n",
-                curves.references(), curves.distinctBlocks()));
+                        + " optimum. The simulated runs add timing, leases, promotions and save admission.%n%n",
+                curves.references(), curves.distinctBlocks(), blockTokens));
         md.append("![block miss ratio by L1 capacity](").append(MISS_RATIO_PNG).append(")\n\nMiss ratio by capacity (blocks):\n\n");
         DemoReport.appendPivot(md, curves, false);
         md.append("\nShare of the infinite cache's hits captured:\n\n");

@@ -63,7 +63,7 @@ public final class RunExecutor {
     }
 
     /** The requests of each pass, generated from the run's seed. */
-    record Passes(List<String> names, List<List<RequestSpec>> requests, long warmGapNs) {}
+    record Passes(List<String> names, List<List<RequestSpec>> requests, long warmGapNs, int clientConcurrency) {}
 
     Passes passes(RunConfig config) {
         SeedTree seeds = new SeedTree(config.seed());
@@ -76,14 +76,14 @@ public final class RunExecutor {
                     // Placeholder arrival times: the warm pass is re-timed to start after the cold one ends.
                     requests.add(passes.warmPass(0));
                 }
-                yield new Passes(plan.passes(), requests, plan.warmGapNs());
+                yield new Passes(plan.passes(), requests, plan.warmGapNs(), plan.clientConcurrency());
             }
             case WorkloadPlan.Mooncake plan -> {
                 MooncakeTrace trace = traces.computeIfAbsent(plan.trace(), MooncakeTraceReader::read);
-                yield new Passes(plan.passes(), List.of(MooncakeWorkload.requests(trace, plan.geometry(), plan.options())), 0);
+                yield new Passes(plan.passes(), List.of(MooncakeWorkload.requests(trace, plan.geometry(), plan.options())), 0, 0);
             }
             case WorkloadPlan.Synthetic plan -> new Passes(plan.passes(),
-                    List.of(SyntheticWorkload.generate(plan.settings(), plan.geometry(), new SeedTree(seeds.seedOf("workload")))), 0);
+                    List.of(SyntheticWorkload.generate(plan.settings(), plan.geometry(), new SeedTree(seeds.seedOf("workload")))), 0, 0);
         };
     }
 
@@ -157,7 +157,11 @@ public final class RunExecutor {
                     requests = shifted(requests, runtime.simulator().nowNs() + passes.warmGapNs());
                 }
                 CounterSnapshot start = CounterSnapshot.take(runtime);
-                requests.forEach(runtime::submit);
+                if (passes.clientConcurrency() > 0) {
+                    runtime.submitClosedLoop(requests, passes.clientConcurrency(), requests.getFirst().arrivalNs());
+                } else {
+                    requests.forEach(runtime::submit);
+                }
                 submitted += requests.size();
                 runtime.run();
                 CounterSnapshot end = CounterSnapshot.take(runtime);

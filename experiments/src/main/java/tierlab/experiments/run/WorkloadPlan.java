@@ -14,8 +14,12 @@ public sealed interface WorkloadPlan {
     /** The passes the run reports, in order. */
     java.util.List<String> passes();
 
-    /** Cold pass, then (optionally) the same prompts again after {@code warmGapNs} of idle time. */
-    record LongPrefill(LongPrefillSettings settings, Geometry geometry, boolean warmPass, long warmGapNs)
+    /**
+     * Cold pass, then (optionally) the same prompts again after {@code warmGapNs} of idle time;
+     * {@code clientConcurrency} > 0 sends each pass closed-loop instead of at the arrival times.
+     */
+    record LongPrefill(LongPrefillSettings settings, Geometry geometry, boolean warmPass, long warmGapNs,
+                       int clientConcurrency)
             implements WorkloadPlan {
         @Override
         public java.util.List<String> passes() {

@@ -618,6 +618,11 @@ public final class EngineScheduler {
         return List.copyOf(finished);
     }
 
+    /** How many requests have finished, without copying them (a closed-loop client asks after every event). */
+    public int finishedCount() {
+        return finished.size();
+    }
+
     public boolean allFinished() {
         for (Request request : requestsById.values()) {
             if (request.phase != Phase.FINISHED) {
