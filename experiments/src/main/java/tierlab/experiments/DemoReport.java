@@ -7,7 +7,7 @@ import tierlab.model.policy.BeladyPolicy;
 import tierlab.sim.workload.MooncakeTrace;
 
 /**
- * The demo's report.md: what was run, the exact command, the tables, the chart and a few
+ * The replay command's report.md: what was run, the exact command, the tables, the chart and a few
  * observations. Every number and every claim in it is computed from the curves, so it stays true
  * when the trace, the capacities or the policies change.
  */
@@ -22,7 +22,7 @@ public final class DemoReport {
     /**
      * @param curves         the sweep's results
      * @param trace          the trace it replayed
-     * @param command        the command as typed (for example {@code ./tierlab demo})
+     * @param command        the command as typed (for example {@code ./tierlab replay})
      * @param fullCommand    the same command with every setting spelled out
      * @param chartFileName  the PNG beside the report
      * @param csvFileName    the CSV beside the report
@@ -31,7 +31,7 @@ public final class DemoReport {
     public static String markdown(MissRatioCurves curves, MooncakeTrace trace, String command, String fullCommand,
                                   String chartFileName, String csvFileName, String svgFileName) {
         StringBuilder md = new StringBuilder();
-        md.append("# tierlab demo: block miss-ratio curves of a Mooncake trace\n\n");
+        md.append("# tierlab replay: block miss-ratio curves of a Mooncake trace\n\n");
 
         md.append("## What was run\n\n");
         md.append("The block references of `").append(trace.file()).append("` (")

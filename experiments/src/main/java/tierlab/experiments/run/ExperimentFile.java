@@ -43,6 +43,7 @@ public record ExperimentFile(String name, String description, String kind, Strin
      * @param warmGapMs          long-prefill: idle time between the cold pass's end and the warm pass [1000]
      * @param blockTokens        tokens per KV block [16; mooncake 16; e2 128]
      * @param model              the model shape [qwen3-8b]
+     * @param tp                 tensor-parallel lanes: each block is stored as this many lane slices [1]
      * @param trace              mooncake: the JSONL file, relative to the experiment file's folder or absolute
      * @param requestLimit       mooncake: replay only the first N requests [0 = all]
      * @param timeScale          mooncake: multiply arrival times (2 = half the rate) [1]
@@ -53,7 +54,7 @@ public record ExperimentFile(String name, String description, String kind, Strin
                                   Long promptSpreadTokens, Long outputTokens, Boolean warmPass,
                                   Double arrivalSpacingMs, Double warmGapMs, Integer blockTokens, String model,
                                   String trace, Long requestLimit, Double timeScale, SyntheticSettings synthetic,
-                                  Integer clientConcurrency) {}
+                                  Integer clientConcurrency, Integer tp) {}
 
     /**
      * The tiered store. {@code baseline} replaces the store by one of the two comparison points:

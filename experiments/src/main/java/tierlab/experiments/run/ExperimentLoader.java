@@ -588,6 +588,8 @@ public final class ExperimentLoader {
         };
         parameters.put("workload.type", type);
         parameters.put("workload.model", modelName);
+        int tp = or(workload.tp(), 1);
+        parameters.put("workload.tp", tp);
         switch (type) {
             case "long-prefill" -> {
                 String preset = workload.preset();
@@ -640,7 +642,7 @@ public final class ExperimentLoader {
                 long output = or(workload.outputTokens(), 1L);
                 double spacingMs = nonNegative("workload.arrivalSpacingMs", or(workload.arrivalSpacingMs(), 0.0));
                 double gapMs = nonNegative("workload.warmGapMs", or(workload.warmGapMs(), 1000.0));
-                Geometry geometry = geometry(shape, blockTokens);
+                Geometry geometry = geometry(shape, blockTokens, tp);
                 long finalTokens = tokens;
                 long finalSpread = spread;
                 int finalPrompts = prompts;
@@ -671,7 +673,7 @@ public final class ExperimentLoader {
                             + " (paths are relative to the experiment file's folder)");
                 }
                 int blockTokens = or(workload.blockTokens(), LongPrefillPasses.REFERENCE_BLOCK_TOKENS);
-                Geometry geometry = geometry(shape, blockTokens);
+                Geometry geometry = geometry(shape, blockTokens, tp);
                 withField("workload.blockTokens", () -> {
                     MooncakeWorkload.checkBlockTokens(blockTokens);
                     return null;
@@ -692,15 +694,15 @@ public final class ExperimentLoader {
                 int blockTokens = or(workload.blockTokens(), LongPrefillPasses.REFERENCE_BLOCK_TOKENS);
                 parameters.put("workload.blockTokens", blockTokens);
                 parameters.put("workload.requests", workload.synthetic().requestCount());
-                return new WorkloadPlan.Synthetic(workload.synthetic(), geometry(shape, blockTokens));
+                return new WorkloadPlan.Synthetic(workload.synthetic(), geometry(shape, blockTokens, tp));
             }
             default -> throw new IllegalArgumentException("workload.type: unknown type '" + type
                     + "' (known: long-prefill, mooncake, synthetic)");
         }
     }
 
-    private static Geometry geometry(ModelShape shape, int blockTokens) {
-        return withField("workload.blockTokens", () -> new Geometry(shape, blockTokens, 1));
+    private static Geometry geometry(ModelShape shape, int blockTokens, int tp) {
+        return withField("workload", () -> new Geometry(shape, blockTokens, tp));
     }
 
     private static DeviceProfile device(String name, Path folder) {

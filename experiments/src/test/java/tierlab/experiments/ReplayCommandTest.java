@@ -27,7 +27,7 @@ import tierlab.model.policy.BeladyPolicy;
 import tierlab.model.policy.Policies;
 import tierlab.sim.workload.MooncakeTraceReader;
 
-class DemoCommandTest {
+class ReplayCommandTest {
 
     private static final List<Long> CAPACITIES = List.of(8L, 32L, 128L, 512L);
 
@@ -41,23 +41,23 @@ class DemoCommandTest {
     @Test
     void writesTheFourFilesWithOneCsvRowPerPolicyAndCapacity() throws IOException {
         Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 7);
-        Path out = folder.resolve("results/demo");
+        Path out = folder.resolve("results/replay");
 
-        Run run = run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "512,8,32,128");
+        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "512,8,32,128");
 
         assertEquals(0, run.exitCode(), run.err());
         assertEquals("", run.err());
-        for (String name : DemoCommand.OUTPUT_FILES) {
+        for (String name : ReplayCommand.OUTPUT_FILES) {
             assertTrue(Files.size(out.resolve(name)) > 0, name + " is written");
         }
-        byte[] png = Files.readAllBytes(out.resolve(DemoCommand.PNG_FILE));
+        byte[] png = Files.readAllBytes(out.resolve(ReplayCommand.PNG_FILE));
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, java.util.Arrays.copyOf(png, 4));
-        assertTrue(Files.readString(out.resolve(DemoCommand.SVG_FILE)).contains("<svg"));
+        assertTrue(Files.readString(out.resolve(ReplayCommand.SVG_FILE)).contains("<svg"));
         try (Stream<Path> siblings = Files.list(out.getParent())) {
             assertEquals(List.of(out), siblings.toList(), "no temporary folder is left beside the output");
         }
 
-        Map<String, long[]> rows = readCsv(out.resolve(DemoCommand.CSV_FILE));
+        Map<String, long[]> rows = readCsv(out.resolve(ReplayCommand.CSV_FILE));
         assertEquals(Policies.names().size() * CAPACITIES.size(), rows.size());
         for (String policy : Policies.names()) {
             for (long capacity : CAPACITIES) {
@@ -65,8 +65,8 @@ class DemoCommandTest {
             }
         }
 
-        String report = Files.readString(out.resolve(DemoCommand.REPORT_FILE));
-        assertTrue(report.contains("](" + DemoCommand.PNG_FILE + ")"), "the report shows the chart");
+        String report = Files.readString(out.resolve(ReplayCommand.REPORT_FILE));
+        assertTrue(report.contains("](" + ReplayCommand.PNG_FILE + ")"), "the report shows the chart");
         assertTrue(report.contains("--capacities 8,32,128,512"), "the report gives the full command");
         assertTrue(report.contains("| lru |"), "the report has the table");
         assertTrue(run.out().contains("infinite cache"), run.out());
@@ -77,10 +77,10 @@ class DemoCommandTest {
         Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 11);
         Path out = folder.resolve("out");
 
-        Run run = run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "8,32,128,512");
+        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "8,32,128,512");
 
         assertEquals(0, run.exitCode(), run.err());
-        Map<String, long[]> rows = readCsv(out.resolve(DemoCommand.CSV_FILE));
+        Map<String, long[]> rows = readCsv(out.resolve(ReplayCommand.CSV_FILE));
         long[] references = MooncakeTraceReader.read(trace).flattenedReferences();
         for (long capacity : CAPACITIES) {
             long hits = referenceLruHits(references, (int) capacity);
@@ -99,11 +99,47 @@ class DemoCommandTest {
         assertTrue(run.out().contains("infinite cache") && run.out().contains(infinite), run.out());
     }
 
+    /**
+     * The issue's acceptance check on the shared Mooncake trace itself: the CSV's lru hits equal a
+     * LinkedHashMap in access order evicting its eldest entry, at capacities below and above the
+     * trace's working set.
+     */
+    @Test
+    void lruOnTheSharedTraceEqualsATriviallyCorrectLru() throws IOException {
+        Path trace = Path.of("../../shared/data/mooncake_synthetic_trace.jsonl");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(trace), "the shared trace is beside the checkout");
+        Path out = folder.resolve("shared");
+        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--policies", "lru",
+                "--capacities", "500,4000,32000");
+        assertEquals(0, run.exitCode(), run.err());
+        Map<String, long[]> rows = readCsv(out.resolve(ReplayCommand.CSV_FILE));
+        long[] references = MooncakeTraceReader.read(trace).flattenedReferences();
+        for (long capacity : List.of(500L, 4000L, 32000L)) {
+            LinkedHashMap<Long, Boolean> lru = new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+                    return size() > capacity;
+                }
+            };
+            long hits = 0;
+            for (long block : references) {
+                if (lru.get(block) != null) {
+                    hits++;
+                } else {
+                    lru.put(block, Boolean.TRUE);
+                }
+            }
+            long[] row = rows.get("lru@" + capacity);
+            assertEquals(hits, row[1], "lru hits at " + capacity + " blocks");
+            assertEquals(references.length - hits, row[2], "lru misses at " + capacity + " blocks");
+        }
+    }
+
     @Test
     void aMissingTraceFailsWithOneLineAndLeavesNoOutputFolder() {
-        Path out = folder.resolve("never/demo");
+        Path out = folder.resolve("never/replay");
 
-        Run run = run("demo", "--trace", folder.resolve("missing.jsonl").toString(), "--out", out.toString());
+        Run run = run("replay", "--trace", folder.resolve("missing.jsonl").toString(), "--out", out.toString());
 
         assertEquals(1, run.exitCode());
         assertEquals("tierlab: trace file not found: " + folder.resolve("missing.jsonl"), run.err().strip());
@@ -120,7 +156,7 @@ class DemoCommandTest {
                 """);
         Path out = folder.resolve("out");
 
-        Run run = run("demo", "--trace", trace.toString(), "--out", out.toString());
+        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString());
 
         assertEquals(1, run.exitCode());
         assertEquals("tierlab: " + trace + ":2: missing field \"hash_ids\"", run.err().strip());
@@ -132,16 +168,16 @@ class DemoCommandTest {
         Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 3);
         Path out = folder.resolve("out");
 
-        assertEquals(0, run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16").exitCode());
-        Run second = run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16,64");
+        assertEquals(0, run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16").exitCode());
+        Run second = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16,64");
         assertEquals(0, second.exitCode(), second.err());
-        assertEquals(1 + Policies.names().size() * 2, Files.readAllLines(out.resolve(DemoCommand.CSV_FILE)).size());
+        assertEquals(1 + Policies.names().size() * 2, Files.readAllLines(out.resolve(ReplayCommand.CSV_FILE)).size());
         try (Stream<Path> siblings = Files.list(folder)) {
             assertEquals(Set.of(trace, out), Set.copyOf(siblings.toList()), "no .tmp- or .old- folder is left");
         }
 
         Path notOurs = Files.writeString(out.resolve("notes.txt"), "mine");
-        Run refused = run("demo", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16");
+        Run refused = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16");
         assertEquals(1, refused.exitCode());
         assertTrue(refused.err().startsWith("tierlab: output folder " + out + " holds files this job does not write (notes.txt)"),
                 refused.err());
@@ -151,9 +187,10 @@ class DemoCommandTest {
     @Test
     void badFlagsGiveOneLineAndExitCode2() {
         for (String[] args : List.of(
-                new String[] {"demo", "--bogus"},
-                new String[] {"demo", "--capacities", "0,8"},
-                new String[] {"demo", "--capacities", "eight"},
+                new String[] {"replay", "--bogus"},
+                new String[] {"replay", "--capacities", "0,8"},
+                new String[] {"replay", "--capacities", "eight"},
+                new String[] {"replay", "--policies", "lru,lfu"},
                 new String[] {"frobnicate"},
                 new String[] {})) {
             Run run = run(args);
@@ -167,7 +204,7 @@ class DemoCommandTest {
 
     @Test
     void helpExitsZero() {
-        Run run = run("demo", "--help");
+        Run run = run("replay", "--help");
         assertEquals(0, run.exitCode());
         assertTrue(run.out().contains("--capacities"), run.out());
     }

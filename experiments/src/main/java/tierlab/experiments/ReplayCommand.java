@@ -24,29 +24,29 @@ import tierlab.sim.workload.MooncakeTraceReader;
 import tierlab.sim.workload.TraceException;
 
 /**
- * {@code tierlab demo}: the block-level miss-ratio curve of a Mooncake trace for every registered
- * policy (E4 in shared/spec/EXPERIMENTS.md, cache level only): a CSV, a PNG and an SVG chart and
+ * {@code tierlab replay}: the block-level miss-ratio curve of a Mooncake trace for each policy at each
+ * capacity (E4 in shared/spec/EXPERIMENTS.md, cache level only, comparable with other cache simulators): a CSV, a PNG and an SVG chart and
  * a Markdown report, written into the output folder all at once or not at all.
  */
 @Command(
-        name = "demo",
+        name = "replay",
         mixinStandardHelpOptions = true,
         description = {
-            "Block miss-ratio curves of a Mooncake trace for every replacement policy.",
+            "Block miss-ratio curves of a Mooncake trace, one per replacement policy.",
             "Replays the trace's block references through each policy at each L1 capacity and writes"
                     + " miss-ratio.csv, miss-ratio.png, miss-ratio.svg and report.md into the output folder,"
                     + " which is replaced whole and never left half-written."})
-public final class DemoCommand implements Callable<Integer> {
+public final class ReplayCommand implements Callable<Integer> {
 
     public static final String DEFAULT_TRACE = "../shared/data/mooncake_synthetic_trace.jsonl";
-    public static final String DEFAULT_OUT = "out/demo";
+    public static final String DEFAULT_OUT = "out/replay";
     public static final String DEFAULT_CAPACITIES = "1000,2000,4000,8000,16000,32000";
 
     public static final String CSV_FILE = "miss-ratio.csv";
     public static final String PNG_FILE = "miss-ratio.png";
     public static final String SVG_FILE = "miss-ratio.svg";
     public static final String REPORT_FILE = "report.md";
-    /** Everything the demo writes; an existing output folder may hold these and nothing else. */
+    /** Everything the replay writes; an existing output folder may hold these and nothing else. */
     public static final Set<String> OUTPUT_FILES = Set.of(CSV_FILE, PNG_FILE, SVG_FILE, REPORT_FILE);
 
     public static final String CHART_TITLE = "Mooncake trace: block miss ratio by L1 capacity";
@@ -67,9 +67,23 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Comma-separated L1 capacities in blocks, each at least 1 [default: ${DEFAULT-VALUE}].")
     private List<Long> capacities;
 
+    @Option(names = "--policies", paramLabel = "NAMES", split = ",",
+            description = "Comma-separated policies [default: all: ${COMPLETION-CANDIDATES}].",
+            completionCandidates = PolicyNames.class)
+    private List<String> policies;
+
+    /** The registered policy names, for the help text. */
+    static final class PolicyNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Policies.names().iterator();
+        }
+    }
+
     @Override
     public Integer call() {
         List<Long> capacityBlocks = validatedCapacities();
+        List<String> policyNames = validatedPolicies();
         // Refuse a bad --out before the replays rather than after them.
         AtomicOutputDirectory.checkReplaceable(out, OUTPUT_FILES);
 
@@ -78,9 +92,8 @@ public final class DemoCommand implements Callable<Integer> {
         double replaySeconds;
         try {
             mooncake = MooncakeTraceReader.read(trace);
-            List<String> policies = Policies.names();
             long startNs = System.nanoTime();
-            curves = MissRatioSweep.run(mooncake, policies, capacityBlocks);
+            curves = MissRatioSweep.run(mooncake, policyNames, capacityBlocks);
             replaySeconds = (System.nanoTime() - startNs) / 1e9;
         } catch (TraceException e) {
             // The trace reader lives in sim/ and cannot know this module's CommandException; its
@@ -115,6 +128,23 @@ public final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--capacities: at least one capacity is needed");
         }
         return List.copyOf(sorted);
+    }
+
+    private List<String> validatedPolicies() {
+        if (policies == null || policies.isEmpty()) {
+            return Policies.names();
+        }
+        List<String> chosen = new ArrayList<>();
+        for (String policy : policies) {
+            if (!Policies.names().contains(policy)) {
+                throw new ParameterException(spec.commandLine(), "--policies: unknown policy '" + policy
+                        + "' (known: " + String.join(", ", Policies.names()) + ")");
+            }
+            if (!chosen.contains(policy)) {
+                chosen.add(policy);
+            }
+        }
+        return chosen;
     }
 
     private void printSummary(PrintWriter stdout, MooncakeTrace mooncake, MissRatioCurves curves, double replaySeconds) {
@@ -162,7 +192,8 @@ public final class DemoCommand implements Callable<Integer> {
         return String.join(" ", "./tierlab", spec.name(),
                 "--trace", shellQuote(trace.toString()),
                 "--out", shellQuote(out.toString()),
-                "--capacities", String.join(",", capacityBlocks.stream().map(String::valueOf).toList()));
+                "--capacities", String.join(",", capacityBlocks.stream().map(String::valueOf).toList()),
+                "--policies", String.join(",", validatedPolicies()));
     }
 
     private static final Pattern SHELL_SAFE = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
