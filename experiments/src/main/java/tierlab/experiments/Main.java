@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         version = "tierlab 0.1.0-SNAPSHOT",
         description = "Simulation-first toolkit for tiered KV-cache stores.",
-        subcommands = {tierlab.experiments.run.RunCommand.class, ReplayCommand.class})
+        subcommands = {tierlab.experiments.run.RunCommand.class, ReplayCommand.class, BenchCommand.class})
 public final class Main implements Runnable {
 
     @Spec

@@ -96,6 +96,19 @@ public final class EngineVsFio {
         this.fio = fio;
     }
 
+    /**
+     * Runs the comparison with options already parsed (the {@code tierlab bench engine} subcommand),
+     * printing to {@code out}; a failure is one line on {@code err}. Returns the exit status.
+     */
+    public static int run(EngineVsFioOptions options, PrintStream out, PrintStream err) {
+        try {
+            return new EngineVsFio(options, out, new Fio("fio")).run();
+        } catch (BenchFailure e) {
+            err.println("tierlab bench engine: " + e.getMessage());
+            return e.exitCode;
+        }
+    }
+
     public static void main(String[] args) {
         EngineVsFioOptions.Parsed parsed = EngineVsFioOptions.parse(args);
         switch (parsed) {
