@@ -166,4 +166,24 @@ class RunCommandTest {
             assertFalse(leftovers.anyMatch(p -> p.getFileName().toString().contains("scratch")), "scratch L2 files are removed");
         }
     }
+
+    @Test
+    void liveRunsServeVerifiedBytesOnTheWallClock() throws IOException {
+        Path file = write("live.yaml", """
+                name: live-small
+                mode: live
+                workload: {type: long-prefill, model: tiny, prompts: 8, promptTokens: 160, promptSpreadTokens: 32}
+                store: {l1CapacityGiB: 0.0005, l2CapacityGiB: 0.01}
+                scheduler: {concurrency: 4}
+                """);
+        Path out = folder.resolve("live");
+        Run run = run("run", file.toString(), "--out", out.toString(), "-q");
+        assertEquals(0, run.exitCode(), run.err() + run.out());
+        Table results = Table.read().csv(out.resolve("results.csv").toFile());
+        assertEquals(8.0, results.numberColumn("warm.requests").getDouble(0));
+        assertTrue(results.numberColumn("run.realMatches").getDouble(0) > 0, "live loads are checked byte for byte");
+        assertEquals(0.0, results.numberColumn("run.realMismatches").getDouble(0));
+        assertEquals("", results.column("failure").getString(0));
+        assertTrue(results.numberColumn("warm.elapsedS").getDouble(0) > 0, "measured on the wall clock");
+    }
 }
