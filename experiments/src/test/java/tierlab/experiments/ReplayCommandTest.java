@@ -115,20 +115,7 @@ class ReplayCommandTest {
         Map<String, long[]> rows = readCsv(out.resolve(ReplayCommand.CSV_FILE));
         long[] references = MooncakeTraceReader.read(trace).flattenedReferences();
         for (long capacity : List.of(500L, 4000L, 32000L)) {
-            LinkedHashMap<Long, Boolean> lru = new LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-                    return size() > capacity;
-                }
-            };
-            long hits = 0;
-            for (long block : references) {
-                if (lru.get(block) != null) {
-                    hits++;
-                } else {
-                    lru.put(block, Boolean.TRUE);
-                }
-            }
+            long hits = referenceLruHits(references, (int) capacity);
             long[] row = rows.get("lru@" + capacity);
             assertEquals(hits, row[1], "lru hits at " + capacity + " blocks");
             assertEquals(references.length - hits, row[2], "lru misses at " + capacity + " blocks");
