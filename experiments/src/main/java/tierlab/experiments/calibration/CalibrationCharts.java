@@ -39,6 +39,8 @@ final class CalibrationCharts {
     static XYChart throughput(List<CalibrationPoint> points, boolean read, String subtitle) {
         XYChart chart = base((read ? "Reads" : "Writes") + ": measured (markers) vs fitted model (lines)" + subtitle,
                 "block size (KiB, log scale)", "throughput (MB/s, log scale)");
+        // 4 KiB to 2 MiB spans three decades: labels at 2..9 of each would overprint near 1,000.
+        chart.getStyler().setXAxisLogarithmicDecadeOnly(true);
         List<Integer> depths = distinct(points, p -> p.measured().benchCase().queueDepth());
         for (int i = 0; i < depths.size(); i++) {
             int qd = depths.get(i);

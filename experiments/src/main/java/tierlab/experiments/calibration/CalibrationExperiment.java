@@ -105,11 +105,14 @@ public final class CalibrationExperiment {
         double[] reads = errors(points, CalibrationPoint::read);
         double[] writes = errors(points, p -> !p.read());
         double medianLatencyError = median(points.stream().mapToDouble(CalibrationPoint::latencyRelativeError).toArray());
+        NvmeFit.ClosedLoopFit channelOnly = NvmeFit.fitClosedLoop(measurements, Math.max(64, deepest), false);
+        double channelOnlyError = median(predict(channelOnly.profile(), medians, sweep.runs()).stream()
+                .mapToDouble(CalibrationPoint::throughputRelativeError).toArray());
         Files.createDirectories(outputDirectory);
         Path profileFile = outputDirectory.resolve(PROFILE_YAML);
         CalibrationSummary summary = new CalibrationSummary(outputDirectory, profileFile, sweep.backendName(), sweep.backendStatus(),
                 points.size(), sweep.runs().size(), nvme, fit, median(all), median(reads), median(writes),
-                Arrays.stream(all).max().orElse(0), medianLatencyError, sweep.wallNs() / 1e9);
+                Arrays.stream(all).max().orElse(0), medianLatencyError, channelOnlyError, sweep.wallNs() / 1e9);
 
         profile.save(profileFile, profileHeader(settings, sweep, summary));
         writeAtomically(outputDirectory.resolve(POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
@@ -213,17 +216,24 @@ public final class CalibrationExperiment {
         return String.format(Locale.ROOT, """
                 Fitted by tierlab's calibration experiment (E5) on %s, kernel %s, %s.
                 Measured: %d points x %d repeat(s), %.2f s each, on %s (%s), %s.
-                Closed-loop fit: %d channel(s); reads %d ns + bytes / %.0f MB/s per channel (rms log error %.3f);
-                writes %d ns + bytes / %.0f MB/s per channel (rms log error %.3f).
-                Model vs measurement, throughput: median relative error %.1f%% (reads %.1f%%, writes %.1f%%), worst %.1f%%.
+                Closed-loop fit: %d channel(s); reads %d ns + bytes / %.0f MB/s per channel, device ceiling %s
+                (rms log error %.3f); writes %d ns + bytes / %.0f MB/s per channel, device ceiling %s (rms log error %.3f).
+                Model vs measurement, throughput: median relative error %.1f%% (reads %.1f%%, writes %.1f%%), worst %.1f%%;
+                the channel model without ceilings: %.1f%%.
                 Base profile for PCIe, GPU and host: %s.""",
                 CalibrationSettings.hostName(), System.getProperty("os.version"),
                 ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), s.points(), settings.repeats(),
                 settings.secondsPerPoint(), settings.file(), humanBytes(settings.fileBytes()), sweep.backendStatus(),
-                fit.channels(), fit.read().baseLatencyNs(), fit.read().bytesPerSecondPerChannel() / 1e6, fit.read().rmsLogError(),
-                fit.write().baseLatencyNs(), fit.write().bytesPerSecondPerChannel() / 1e6, fit.write().rmsLogError(),
+                fit.channels(), fit.read().baseLatencyNs(), fit.read().bytesPerSecondPerChannel() / 1e6,
+                ceiling(fit.read().maxBytesPerSecond()), fit.read().rmsLogError(), fit.write().baseLatencyNs(),
+                fit.write().bytesPerSecondPerChannel() / 1e6, ceiling(fit.write().maxBytesPerSecond()), fit.write().rmsLogError(),
                 100 * s.medianThroughputRelativeError(), 100 * s.medianReadThroughputRelativeError(),
-                100 * s.medianWriteThroughputRelativeError(), 100 * s.maxThroughputRelativeError(), settings.baseProfile());
+                100 * s.medianWriteThroughputRelativeError(), 100 * s.maxThroughputRelativeError(),
+                100 * s.channelOnlyMedianThroughputRelativeError(), settings.baseProfile());
+    }
+
+    private static String ceiling(double bytesPerSecond) {
+        return bytesPerSecond > 0 ? String.format(Locale.ROOT, "%.0f MB/s", bytesPerSecond / 1e6) : "none";
     }
 
     private static String summaryJson(CalibrationSettings settings, CalibrationSummary s) throws IOException {
@@ -246,12 +256,15 @@ public final class CalibrationExperiment {
         nvme.put("read_bytes_per_second_per_channel", s.nvme().readBytesPerSecondPerChannel());
         nvme.put("write_base_latency_ns", s.nvme().writeBaseLatencyNs());
         nvme.put("write_bytes_per_second_per_channel", s.nvme().writeBytesPerSecondPerChannel());
+        nvme.put("max_read_bytes_per_second", s.nvme().maxReadBytesPerSecond());
+        nvme.put("max_write_bytes_per_second", s.nvme().maxWriteBytesPerSecond());
         ObjectNode error = root.putObject("model_vs_measurement");
         error.put("median_throughput_relative_error", s.medianThroughputRelativeError());
         error.put("median_read_throughput_relative_error", s.medianReadThroughputRelativeError());
         error.put("median_write_throughput_relative_error", s.medianWriteThroughputRelativeError());
         error.put("max_throughput_relative_error", s.maxThroughputRelativeError());
         error.put("median_latency_relative_error", s.medianLatencyRelativeError());
+        error.put("channel_model_only_median_throughput_relative_error", s.channelOnlyMedianThroughputRelativeError());
         error.put("rms_log_throughput_error", s.fit().rmsLogError());
         ArrayNode byChannels = error.putArray("rms_log_error_by_channels");
         s.fit().errorByChannels().forEach(byChannels::add);
@@ -314,6 +327,7 @@ public final class CalibrationExperiment {
     static final String USAGE = """
             usage: CalibrationExperiment [--out DIR] [--file PATH] [--quick] [--seconds S] [--repeats N]
                                          [--file-mib N] [--backend io_uring|filechannel|best] [--keep-file]
+                                         [--from-runs CSV]
               --out DIR      output directory (default out/calibration)
               --file PATH    O_DIRECT test file (default target/calibration/l2.bin; not on tmpfs)
               --quick        a tiny grid (2 sizes x 2 depths, 50 ms per point): seconds, for tests
@@ -322,6 +336,7 @@ public final class CalibrationExperiment {
               --file-mib N   test file size (default 1024)
               --backend B    storage port (default best: io_uring where allowed)
               --keep-file    keep the test file (the next run skips filling it)
+              --from-runs F  measure nothing: refit the runs of an earlier calibration-runs.csv
             """;
 
     /** {@code java ... tierlab.experiments.calibration.CalibrationExperiment [flags]}; exit 2 on a bad flag. */
@@ -329,6 +344,7 @@ public final class CalibrationExperiment {
         PrintStream out = System.out;
         CalibrationSettings settings;
         Path outputDirectory = Path.of("out", "calibration");
+        Path runsToRefit;
         try {
             Path file = Path.of("target", "calibration", "l2.bin");
             boolean quick = false;
@@ -337,6 +353,7 @@ public final class CalibrationExperiment {
             Long fileMib = null;
             String backend = null;
             boolean keep = false;
+            Path fromRuns = null;
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
                 switch (flag) {
@@ -346,7 +363,7 @@ public final class CalibrationExperiment {
                         out.print(USAGE);
                         return;
                     }
-                    case "--out", "--file", "--seconds", "--repeats", "--file-mib", "--backend" -> {
+                    case "--out", "--file", "--seconds", "--repeats", "--file-mib", "--backend", "--from-runs" -> {
                         if (i + 1 >= args.length) {
                             throw new IllegalArgumentException(flag + " needs a value");
                         }
@@ -358,6 +375,7 @@ public final class CalibrationExperiment {
                                 case "--seconds" -> seconds = Double.parseDouble(value);
                                 case "--repeats" -> repeats = Integer.parseInt(value);
                                 case "--file-mib" -> fileMib = Long.parseLong(value);
+                                case "--from-runs" -> fromRuns = Path.of(value);
                                 default -> backend = value;
                             }
                         } catch (NumberFormatException e) {
@@ -379,15 +397,24 @@ public final class CalibrationExperiment {
                 settings = settings.withBackend(backend);
             }
             settings = settings.withDeleteFileAfter(!keep);
+            runsToRefit = fromRuns;
         } catch (IllegalArgumentException e) {
             System.err.println("calibration: " + e.getMessage() + "\n" + USAGE);
             System.exit(2);
             return;
         }
         try {
-            out.printf(Locale.ROOT, "calibration: %d points x %d repeat(s) of %.2f s on %s%n", settings.toSweep().pointsPerRepeat(),
-                    settings.repeats(), settings.secondsPerPoint(), settings.file());
-            CalibrationSummary s = run(outputDirectory, settings, out::println);
+            CalibrationSummary s;
+            if (runsToRefit != null) {
+                List<MeasuredPoint> runs = CalibrationRuns.read(runsToRefit);
+                out.printf(Locale.ROOT, "calibration: refitting %d runs from %s%n", runs.size(), runsToRefit);
+                s = analyze(outputDirectory, settings, new CalibrationSweep.SweepResult(settings.toSweep(), "refit",
+                        "runs read from " + runsToRefit, runs, 0));
+            } else {
+                out.printf(Locale.ROOT, "calibration: %d points x %d repeat(s) of %.2f s on %s%n",
+                        settings.toSweep().pointsPerRepeat(), settings.repeats(), settings.secondsPerPoint(), settings.file());
+                s = run(outputDirectory, settings, out::println);
+            }
             out.println(describe(s));
         } catch (IOException | IllegalArgumentException | IllegalStateException e) {
             System.err.println("calibration: " + e.getMessage());
@@ -399,16 +426,17 @@ public final class CalibrationExperiment {
     public static String describe(CalibrationSummary s) {
         NvmeProfile n = s.nvme();
         return String.format(Locale.ROOT, """
-                fitted %s: channels %d; read base %.1f us, %.1f MB/s per channel (%.0f MB/s all channels); \
-                write base %.1f us, %.1f MB/s per channel (%.0f MB/s all channels)
+                fitted %s: channels %d; read base %.1f us, %.1f MB/s per channel, ceiling %s; \
+                write base %.1f us, %.1f MB/s per channel, ceiling %s
                 model vs measurement over %d points: throughput median relative error %.1f%% (reads %.1f%%, writes %.1f%%, worst %.1f%%); \
-                mean latency median relative error %.1f%%; rms log error %.3f
+                mean latency median relative error %.1f%%; rms log error %.3f; without ceilings the median error is %.1f%%
                 wrote %s""",
                 s.profileFile(), n.channels(), n.readBaseLatencyNs() / 1e3, n.readBytesPerSecondPerChannel() / 1e6,
-                n.readBytesPerSecondPerChannel() * n.channels() / 1e6, n.writeBaseLatencyNs() / 1e3,
-                n.writeBytesPerSecondPerChannel() / 1e6, n.writeBytesPerSecondPerChannel() * n.channels() / 1e6, s.points(),
+                ceiling(n.maxReadBytesPerSecond()), n.writeBaseLatencyNs() / 1e3, n.writeBytesPerSecondPerChannel() / 1e6,
+                ceiling(n.maxWriteBytesPerSecond()), s.points(),
                 100 * s.medianThroughputRelativeError(), 100 * s.medianReadThroughputRelativeError(),
                 100 * s.medianWriteThroughputRelativeError(), 100 * s.maxThroughputRelativeError(),
-                100 * s.medianLatencyRelativeError(), s.fit().rmsLogError(), s.outputDirectory());
+                100 * s.medianLatencyRelativeError(), s.fit().rmsLogError(), 100 * s.channelOnlyMedianThroughputRelativeError(),
+                s.outputDirectory());
     }
 }

@@ -24,13 +24,16 @@ import tierlab.sim.device.NvmeProfile;
  * @param medianWriteThroughputRelativeError over write points
  * @param maxThroughputRelativeError      the worst point
  * @param medianLatencyRelativeError      of the mean latency, over all points
+ * @param channelOnlyMedianThroughputRelativeError the same median for the best fit without device-wide
+ *                                        ceilings (the plain channel model), to show what the ceilings buy
  * @param sweepWallSeconds                wall time of measuring (0 for measurements handed in)
  */
 public record CalibrationSummary(Path outputDirectory, Path profileFile, String backend, String backendStatus, int points,
                                  int runs, NvmeProfile nvme, NvmeFit.ClosedLoopFit fit,
                                  double medianThroughputRelativeError, double medianReadThroughputRelativeError,
                                  double medianWriteThroughputRelativeError, double maxThroughputRelativeError,
-                                 double medianLatencyRelativeError, double sweepWallSeconds) {
+                                 double medianLatencyRelativeError, double channelOnlyMedianThroughputRelativeError,
+                                 double sweepWallSeconds) {
 
     /** The files every calibration writes into its output directory. */
     public static final List<String> FILES = List.of(CalibrationExperiment.POINTS_CSV, CalibrationExperiment.RUNS_CSV,

@@ -58,6 +58,8 @@ class NvmeClosedLoopFitTest {
         assertEquals(30_000, fitted.writeBaseLatencyNs(), 30_000 * 0.01);
         assertEquals(310e6, fitted.writeBytesPerSecondPerChannel(), 310e6 * 0.01);
         assertTrue(fit.rmsLogError() < 0.01, "rms log error " + fit.rmsLogError());
+        assertEquals(0, fitted.maxReadBytesPerSecond(), "no ceiling binds on a device without one");
+        assertEquals(0, fitted.maxWriteBytesPerSecond());
         assertEquals(64, fit.errorByChannels().size());
         assertTrue(fit.errorByChannels().get(5) > 10 * fit.rmsLogError(), "6 channels fits clearly worse: " + fit.errorByChannels());
     }
@@ -81,6 +83,38 @@ class NvmeClosedLoopFitTest {
         assertEquals(400e6, fitted.writeBytesPerSecondPerChannel(), 40e6);
     }
 
+    /** The closed form the fit uses agrees with the simulated closed loop, ceilings included. */
+    @Test
+    void theClosedFormAgreesWithTheSimulatedLoopUnderACeiling() {
+        NvmeProfile profile = new NvmeProfile(8, 64, 50_000, 2e9, 20_000, 1e9, "none").withCeilings(3e9, 2.5e9);
+        for (boolean read : new boolean[] {true, false}) {
+            for (long bytes : SIZES) {
+                for (int qd : DEPTHS) {
+                    double simulated = NvmeClosedLoop.predict(profile, read, bytes, qd, 1).iops();
+                    double closedForm = NvmeFit.closedLoopIops(profile, read, bytes, qd);
+                    assertEquals(closedForm, simulated, 0.02 * closedForm, (read ? "read " : "write ") + bytes + " QD " + qd);
+                }
+            }
+        }
+    }
+
+    /** A device whose large transfers hit a device-wide ceiling while small ones scale with 16 channels. */
+    @Test
+    void recoversTheCeilingsOfALinkBoundDevice() {
+        NvmeProfile truth = new NvmeProfile(16, 64, 60_000, 1.5e9, 25_000, 1.2e9, "none").withCeilings(3.2e9, 2.1e9);
+        NvmeFit.ClosedLoopFit fit = NvmeFit.fitClosedLoop(measure(truth), 64);
+        NvmeProfile fitted = fit.profile();
+        assertEquals(16, fitted.channels());
+        assertEquals(3.2e9, fitted.maxReadBytesPerSecond(), 3.2e9 * 0.02);
+        assertEquals(2.1e9, fitted.maxWriteBytesPerSecond(), 2.1e9 * 0.02);
+        assertEquals(60_000, fitted.readBaseLatencyNs(), 60_000 * 0.02);
+        assertEquals(1.5e9, fitted.readBytesPerSecondPerChannel(), 1.5e9 * 0.02);
+        assertTrue(fit.rmsLogError() < 0.02, "rms log error " + fit.rmsLogError());
+        NvmeFit.ClosedLoopFit without = NvmeFit.fitClosedLoop(measure(truth), 64, false);
+        assertEquals(0, without.profile().maxReadBytesPerSecond());
+        assertTrue(without.rmsLogError() > 5 * fit.rmsLogError(), "the channel model alone fits worse: " + without.rmsLogError());
+    }
+
     @Test
     void aDirectionWithOneSizeIsAClearError() {
         List<NvmeFit.Measurement> points = List.of(
@@ -93,8 +127,9 @@ class NvmeClosedLoopFitTest {
 
     @Test
     void aFittedProfileRoundTripsThroughItsYamlFile() throws Exception {
-        NvmeProfile fitted = NvmeFit.fitClosedLoop(measure(new NvmeProfile(3, 64, 70_123, 333e6, 21_000, 222e6, "none")), 64)
-                .profile();
+        NvmeProfile fitted = NvmeFit.fitClosedLoop(measure(new NvmeProfile(3, 64, 70_123, 333e6, 21_000, 222e6, "none")
+                .withCeilings(800e6, 0)), 64).profile();
+        assertTrue(fitted.maxReadBytesPerSecond() > 0);
         DeviceProfile profile = DeviceProfile.preset("qwen3-8b-h100").withName("calibrated-test").withNvme(fitted);
         Path file = dir.resolve("fitted-profile.yaml");
         profile.save(file, "fitted by a test\nsecond line");
