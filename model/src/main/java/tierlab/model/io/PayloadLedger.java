@@ -13,7 +13,10 @@ import tierlab.model.io.IoOp.Content;
  * torn read visible as a mismatch (I6), exactly as real payload verification does in hybrid and
  * live mode, but at simulation speed.
  *
- * <p>Contents are looked up by offset only; no map is iterated to decide anything.
+ * <p>Contents are looked up by offset only; no map is iterated to decide anything. The offset
+ * maps are keyed by {@link #cell}, a bijective mix of the offset: L2 units are multiples of the
+ * lane size (a multiple of a large power of two), so boxed offsets would all land in a few hash
+ * buckets, which then degrade to trees.
  */
 public final class PayloadLedger {
 
@@ -42,18 +45,18 @@ public final class PayloadLedger {
         switch (op) {
             case IoOp.L2Read read -> {
                 for (long i = 0; i < read.lengthBytes(); i += laneBytes) {
-                    put(l1ByOffset, read.l1Offset() + i, l2ByOffset.get(read.l2Offset() + i));
+                    put(l1ByOffset, cell(read.l1Offset() + i), l2ByOffset.get(cell(read.l2Offset() + i)));
                 }
             }
             case IoOp.L2Write write -> {
                 for (long i = 0; i < write.lengthBytes(); i += laneBytes) {
-                    put(l2ByOffset, write.l2Offset() + i, l1ByOffset.get(write.l1Offset() + i));
+                    put(l2ByOffset, cell(write.l2Offset() + i), l1ByOffset.get(cell(write.l1Offset() + i)));
                 }
             }
             case IoOp.CopyFromGpu copy -> {
                 for (int i = 0; i < copy.gpuBlockIds().size(); i++) {
                     Content actual = gpuByBlockLane.get(new GpuLane(copy.gpuBlockIds().get(i), copy.lane()));
-                    put(l1ByOffset, copy.l1Offset() + i * laneBytes, actual);
+                    put(l1ByOffset, cell(copy.l1Offset() + i * laneBytes), actual);
                     if (!copy.expected().get(i).equals(actual)) {
                         stagingMismatches++;
                         note("staging of request " + copy.requestId() + " expected " + copy.expected().get(i) + " got " + actual);
@@ -62,7 +65,7 @@ public final class PayloadLedger {
             }
             case IoOp.CopyToGpu copy -> {
                 for (IoOp.GpuLoadSegment segment : copy.segments()) {
-                    Content actual = l1ByOffset.get(segment.l1Offset());
+                    Content actual = l1ByOffset.get(cell(segment.l1Offset()));
                     gpuByBlockLane.put(new GpuLane(segment.gpuBlockId(), segment.expected().lane()), actual);
                     if (segment.expected().equals(actual)) {
                         loadMatches++;
@@ -82,6 +85,21 @@ public final class PayloadLedger {
                 }
             }
         }
+    }
+
+    /**
+     * The map key of a byte offset: MurmurHash3's 64-bit finaliser, a bijection (xor-shifts and
+     * multiplications by odd constants are invertible), so distinct offsets stay distinct keys while
+     * the high bits that tell lane-aligned offsets apart reach the low bits the hash table indexes by.
+     */
+    static long cell(long offset) {
+        long x = offset;
+        x ^= x >>> 33;
+        x *= 0xff51afd7ed558ccdL;
+        x ^= x >>> 33;
+        x *= 0xc4ceb9fe1a85ec53L;
+        x ^= x >>> 33;
+        return x;
     }
 
     private static <K> void put(Map<K, Content> map, K key, Content content) {
@@ -110,7 +128,7 @@ public final class PayloadLedger {
         long wrong = 0;
         for (tierlab.model.l2.L2Index.EntryRecord entry : visible) {
             for (int lane = 0; lane < tp; lane++) {
-                Content actual = l2ByOffset.get(unitOffsets.apply(entry.slot(), lane));
+                Content actual = l2ByOffset.get(cell(unitOffsets.apply(entry.slot(), lane)));
                 if (!new Content(entry.key(), lane).equals(actual)) {
                     wrong++;
                     note("L2 unit of " + entry.key() + " lane " + lane + " holds " + actual);
@@ -128,12 +146,12 @@ public final class PayloadLedger {
 
     /** What an L2 unit holds now (null: never written). */
     public Content l2At(long l2Offset) {
-        return l2ByOffset.get(l2Offset);
+        return l2ByOffset.get(cell(l2Offset));
     }
 
     /** What an L1 lane cell holds now (null: never written). */
     public Content l1At(long l1Offset) {
-        return l1ByOffset.get(l1Offset);
+        return l1ByOffset.get(cell(l1Offset));
     }
 
     public long loadMatches() {

@@ -52,6 +52,8 @@ public final class EngineScheduler {
         int preemptions;
         HitClass admittedClass = HitClass.MISS;
         long admittedHitTokens;
+        /** Why this parked request was still a MIXED or L2 hit at the last pass (null: not known). */
+        TieredStore.MixedOrL2Witness parkedWitness;
 
         Request(RequestSpec spec) {
             this.spec = spec;
@@ -67,7 +69,13 @@ public final class EngineScheduler {
     private final DecisionTrace trace;
     private final int blockTokens;
 
+    /** Every request by id, in id order (iterated: crash recovery, invariants, the newest prefetch). */
     private final TreeMap<Long, Request> requestsById = new TreeMap<>();
+    /**
+     * The same requests for lookups by id, which every completion and every item of every step does;
+     * never iterated, so its hash order decides nothing.
+     */
+    private final HashMap<Long, Request> requestIndex = new HashMap<>();
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
     private final List<Request> running = new ArrayList<>();
     private final ArrayDeque<Long> freeGpuBlocks = new ArrayDeque<>();
@@ -92,6 +100,7 @@ public final class EngineScheduler {
     private long deferralCount;
     private long preemptionCount;
     private long computedPromptTokens;
+    private boolean crossCheck;
 
     public EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
         this.settings = settings;
@@ -115,6 +124,7 @@ public final class EngineScheduler {
         }
         Request request = new Request(spec);
         requestsById.put(spec.requestId(), request);
+        requestIndex.put(spec.requestId(), request);
         waiting.addLast(request);
         admissionDirty = true;
         trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
@@ -156,7 +166,7 @@ public final class EngineScheduler {
     private void handleStoreEvents(long nowNs) {
         for (StoreEvent event : store.drainEvents()) {
             admissionDirty = true;
-            Request request = requestsById.get(event.requestId());
+            Request request = requestIndex.get(event.requestId());
             switch (event) {
                 case StoreEvent.AcquireDone done -> onAcquireDone(request, done.succeeded(), nowNs);
                 case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
@@ -229,7 +239,7 @@ public final class EngineScheduler {
             }
             return;
         }
-        Request request = requestsById.get(requestId);
+        Request request = requestIndex.get(requestId);
         if (request != null && request.saveQueued) {
             request.saveStaged = true;
             maybeFinish(request, nowNs);
@@ -243,29 +253,32 @@ public final class EngineScheduler {
     private void admit(long nowNs) {
         // The R13 ablation reads the prefetch count once per pass, as the buggy version did.
         int prefetchesAtPassStart = activePrefetches;
-        List<Request> deferred = new ArrayList<>();
         // One pass looks at no more than maxNumSeqs waiting requests: parked ones are looked up again
         // on the next pass, and a queue of thousands is not re-walked on every event.
+        // The pass walks the queue in place and removes only the requests it lets in: a request it
+        // defers keeps its place, so the queue ends as the deferred ones in order, then the unscanned
+        // rest (what taking every scanned request out and putting the deferred back in front gave,
+        // without moving up to maxNumSeqs requests twice on every pass).
         int scanned = 0;
-        while (!waiting.isEmpty() && scanned++ < settings.maxNumSeqs()) {
-            Request request = waiting.pollFirst();
+        Iterator<Request> queue = waiting.iterator();
+        while (queue.hasNext() && scanned++ < settings.maxNumSeqs()) {
+            Request request = queue.next();
             long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
             // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
             // so a finished prefetch can always run and release its lease.
             if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
-                deferred.add(request);
                 break;
             }
             if (!settings.offload()) {
+                queue.remove();
                 admitRunning(request, null, nowNs);
                 continue;
             }
             int activeNow = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
             if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
                     && request.parkedNow
-                    && isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens, request.spec.promptTokens()))) {
+                    && stillMixedOrL2(request)) {
                 // Parked before and still a mixed or L2 hit: it stays parked; a full lookup would decide the same.
-                deferred.add(request);
                 continue;
             }
             LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
@@ -273,10 +286,12 @@ public final class EngineScheduler {
             HitClass hitClass = hit.hitClass();
             boolean l1Bypass = hitClass == HitClass.L1 && settings.allL1Bypass();
             if (hitClass == HitClass.MISS) {
+                queue.remove();
                 admitRunning(request, null, nowNs);
             } else if (hitClass == HitClass.L1 && hit.leaseStatus() == LookupResult.LeaseStatus.ADMISSION_WAIT) {
-                deferred.add(request);
+                continue;
             } else if (l1Bypass || !settings.prefetchEnabled()) {
+                queue.remove();
                 admitRunning(request, hit, nowNs);
             } else {
                 int active = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
@@ -290,21 +305,52 @@ public final class EngineScheduler {
                     if (hitClass == HitClass.L1) {
                         store.releaseLease(request.spec.requestId(), nowNs);
                     }
-                    deferred.add(request);
                     continue;
                 }
-                if (!startPrefetch(request, hit, nowNs)) {
-                    deferred.add(request);
+                if (startPrefetch(request, hit, nowNs)) {
+                    // Admitted (READY) or prefetching (PROMOTING): either way it has left the queue.
+                    queue.remove();
                 }
             }
-        }
-        for (int i = deferred.size() - 1; i >= 0; i--) {
-            waiting.addFirst(deferred.get(i));
         }
     }
 
     private static boolean isMixedOrL2(HitClass hitClass) {
         return hitClass == HitClass.MIXED || hitClass == HitClass.L2;
+    }
+
+    /**
+     * {@code isMixedOrL2(store.classify(...))} for a parked request. In an overloaded engine the
+     * prefetch window is nearly always full and every admission pass asks this for up to
+     * maxNumSeqs parked requests, each a walk of its chain; the store's witness answers in constant
+     * time while nothing the answer rests on has changed, and is renewed (one walk) when something has.
+     */
+    private boolean stillMixedOrL2(Request request) {
+        TieredStore.MixedOrL2Witness witness = request.parkedWitness;
+        boolean answer;
+        if (witness != null && witness.computedTokens() == request.computedTokens && store.witnessHolds(witness)) {
+            answer = true;
+        } else {
+            request.parkedWitness = store.mixedOrL2Witness(request.spec.chain(), request.computedTokens,
+                    request.spec.promptTokens());
+            answer = request.parkedWitness != null;
+        }
+        if (crossCheck) {
+            boolean slow = isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens, request.spec.promptTokens()));
+            if (slow != answer) {
+                throw new IllegalStateException("parked request " + request.spec.requestId() + ": the witness says "
+                        + (answer ? "MIXED or L2" : "L1 or MISS") + " but classify says " + (slow ? "MIXED or L2" : "L1 or MISS"));
+            }
+        }
+        return answer;
+    }
+
+    /**
+     * Recomputes every shortcut answer the slow way as well and throws IllegalStateException if they
+     * differ (for tests: it costs what the shortcuts save).
+     */
+    public void setCrossCheck(boolean check) {
+        this.crossCheck = check;
     }
 
     /** Starts a prefetch; false when the lease must wait for admission (the request stays queued). */
@@ -527,7 +573,7 @@ public final class EngineScheduler {
 
     /** Preempts a running request by id (a test or fault campaign asks); false if it is not running. */
     public boolean preempt(long requestId, long nowNs) {
-        Request request = requestsById.get(requestId);
+        Request request = requestIndex.get(requestId);
         if (request == null || request.phase != Phase.RUNNING || request.loading || request.acquiring) {
             return false;
         }
@@ -542,7 +588,7 @@ public final class EngineScheduler {
         computeTicket = -1;
         stepPhase = StepPhase.IDLE;
         for (IoOp.ComputeItem item : compute.items()) {
-            Request request = requestsById.get(item.requestId());
+            Request request = requestIndex.get(item.requestId());
             if (request.phase != Phase.RUNNING) {
                 continue;
             }
