@@ -101,6 +101,21 @@ public final class EngineScheduler {
     private long preemptionCount;
     private long computedPromptTokens;
     private boolean crossCheck;
+    /** Bumped whenever a request is put back at the front of the waiting queue (appends leave the front alone). */
+    private long waitingFrontEpoch;
+    /**
+     * What the last admission pass learnt about the front of the queue: its first {@code skipRunLength}
+     * requests were all parked requests whose witnesses held (so the pass skipped them, doing
+     * nothing), needing at most {@code skipRunMaxNeedBlocks} GPU blocks each; valid while the front,
+     * the watched residency gains and the L2 removals are what they were then (see admit).
+     */
+    private int skipRunLength;
+    private long parkedSkips;
+    private long runSkips;
+    private long skipRunMaxNeedBlocks;
+    private long skipRunFrontEpoch;
+    private long skipRunWatchedGains;
+    private long skipRunIndexRemovals;
 
     public EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
         this.settings = settings;
@@ -194,6 +209,7 @@ public final class EngineScheduler {
                 freeGpuBlocks.addAll(request.gpuBlocks);
                 request.gpuBlocks.clear();
                 request.phase = Phase.WAITING;
+                waitingFrontEpoch++;
                 waiting.addFirst(request);
             }
         } else if (request.phase == Phase.RUNNING) {
@@ -261,12 +277,45 @@ public final class EngineScheduler {
         // without moving up to maxNumSeqs requests twice on every pass).
         int scanned = 0;
         Iterator<Request> queue = waiting.iterator();
+        // With the prefetch window full, an overloaded engine's queue starts with a long run of parked
+        // requests that every pass skips. When nothing a skip rests on has changed since the last pass
+        // (the same front of the queue, no gain of L1 content on a watched witness unit, no L2 entry
+        // removed), the run is skipped again as a whole: only the capacity test can come out
+        // differently, and a failure there ends the pass inside the run, having done nothing.
+        boolean skipping = settings.offload() && settings.prefetchEnabled() && settings.allL1Bypass()
+                && activePrefetches >= settings.prefetchMaxRequests();
+        long frontEpochAtStart = waitingFrontEpoch;
+        long watchedGainsAtStart = store.watchedResidencyGains();
+        long removalsAtStart = store.indexRemovals();
+        int runLength = 0;
+        long runMaxNeedBlocks = 0;
+        boolean leading = skipping;
+        if (skipping && skipRunLength > 0 && skipRunFrontEpoch == frontEpochAtStart
+                && skipRunWatchedGains == watchedGainsAtStart && skipRunIndexRemovals == removalsAtStart) {
+            boolean capacityFails = running.size() + activePrefetches >= settings.maxNumSeqs()
+                    || freeGpuBlocks.size() < skipRunMaxNeedBlocks;
+            if (crossCheck) {
+                crossCheckRun(capacityFails);
+            }
+            if (capacityFails) {
+                return;
+            }
+            for (int i = 0; i < skipRunLength; i++) {
+                queue.next();
+            }
+            parkedSkips += skipRunLength;
+            runSkips++;
+            scanned = skipRunLength;
+            runLength = skipRunLength;
+            runMaxNeedBlocks = skipRunMaxNeedBlocks;
+        }
         while (queue.hasNext() && scanned++ < settings.maxNumSeqs()) {
             Request request = queue.next();
             long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
             // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
             // so a finished prefetch can always run and release its lease.
             if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
+                leading = false;
                 break;
             }
             if (!settings.offload()) {
@@ -279,6 +328,11 @@ public final class EngineScheduler {
                     && request.parkedNow
                     && stillMixedOrL2(request)) {
                 // Parked before and still a mixed or L2 hit: it stays parked; a full lookup would decide the same.
+                parkedSkips++;
+                if (leading) {
+                    runLength++;
+                    runMaxNeedBlocks = Math.max(runMaxNeedBlocks, needBlocks);
+                }
                 continue;
             }
             LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
@@ -289,6 +343,7 @@ public final class EngineScheduler {
                 queue.remove();
                 admitRunning(request, null, nowNs);
             } else if (hitClass == HitClass.L1 && hit.leaseStatus() == LookupResult.LeaseStatus.ADMISSION_WAIT) {
+                leading = false;
                 continue;
             } else if (l1Bypass || !settings.prefetchEnabled()) {
                 queue.remove();
@@ -305,13 +360,47 @@ public final class EngineScheduler {
                     if (hitClass == HitClass.L1) {
                         store.releaseLease(request.spec.requestId(), nowNs);
                     }
+                    leading = false;
                     continue;
                 }
                 if (startPrefetch(request, hit, nowNs)) {
                     // Admitted (READY) or prefetching (PROMOTING): either way it has left the queue.
                     queue.remove();
+                } else {
+                    leading = false;
                 }
             }
+        }
+        // Keep the run only if nothing it rests on moved during this pass (a run request was checked
+        // before later work in the pass, which could in principle have published on its unit).
+        boolean unchanged = waitingFrontEpoch == frontEpochAtStart && store.watchedResidencyGains() == watchedGainsAtStart
+                && store.indexRemovals() == removalsAtStart;
+        skipRunLength = skipping && unchanged ? runLength : 0;
+        skipRunMaxNeedBlocks = runMaxNeedBlocks;
+        skipRunFrontEpoch = waitingFrontEpoch;
+        skipRunWatchedGains = store.watchedResidencyGains();
+        skipRunIndexRemovals = store.indexRemovals();
+    }
+
+    /** Cross-check of a skipped run: every request in it is parked and classifies MIXED or L2, and capacity agrees. */
+    private void crossCheckRun(boolean capacityFails) {
+        Iterator<Request> queue = waiting.iterator();
+        boolean fails = false;
+        for (int i = 0; i < skipRunLength; i++) {
+            Request request = queue.next();
+            long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+            if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
+                fails = true;
+                break;
+            }
+            if (!request.parkedNow || !isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens,
+                    request.spec.promptTokens()))) {
+                throw new IllegalStateException("skipped run: request " + request.spec.requestId()
+                        + " is no longer a parked MIXED or L2 hit");
+            }
+        }
+        if (fails != capacityFails) {
+            throw new IllegalStateException("skipped run: capacity says " + capacityFails + " but the scan says " + fails);
         }
     }
 
@@ -331,8 +420,12 @@ public final class EngineScheduler {
         if (witness != null && witness.computedTokens() == request.computedTokens && store.witnessHolds(witness)) {
             answer = true;
         } else {
+            dropWitness(request);
             request.parkedWitness = store.mixedOrL2Witness(request.spec.chain(), request.computedTokens,
                     request.spec.promptTokens());
+            if (request.parkedWitness != null) {
+                store.watch(request.parkedWitness);
+            }
             answer = request.parkedWitness != null;
         }
         if (crossCheck) {
@@ -343,6 +436,13 @@ public final class EngineScheduler {
             }
         }
         return answer;
+    }
+
+    private void dropWitness(Request request) {
+        if (request.parkedWitness != null) {
+            store.unwatch(request.parkedWitness);
+            request.parkedWitness = null;
+        }
     }
 
     /**
@@ -356,6 +456,7 @@ public final class EngineScheduler {
     /** Starts a prefetch; false when the lease must wait for admission (the request stays queued). */
     private boolean startPrefetch(Request request, LookupResult hit, long nowNs) {
         request.parkedNow = false;
+        dropWitness(request);
         TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), hit, nowNs);
         prefetchCalls++;
         trace.record("prefetch", request.spec.requestId(), outcome.ordinal());
@@ -384,6 +485,7 @@ public final class EngineScheduler {
 
     private void admitRunning(Request request, LookupResult hit, long nowNs) {
         request.parkedNow = false;
+        dropWitness(request);
         request.phase = Phase.RUNNING;
         request.hit = hit;
         if (request.admittedNs < 0) {
@@ -530,6 +632,7 @@ public final class EngineScheduler {
                 freeGpuBlocks.addAll(request.gpuBlocks);
                 request.gpuBlocks.clear();
                 request.phase = Phase.WAITING;
+                waitingFrontEpoch++;
                 waiting.addFirst(request);
                 trace.record("prefetch-cancel", request.spec.requestId());
                 return true;
@@ -567,6 +670,7 @@ public final class EngineScheduler {
         request.saveQueued = false;
         request.saveStaged = false;
         request.phase = Phase.WAITING;
+        waitingFrontEpoch++;
         waiting.addFirst(request);
         trace.record("preempt", request.spec.requestId());
     }
@@ -687,6 +791,16 @@ public final class EngineScheduler {
 
     public long deferrals() {
         return deferralCount;
+    }
+
+    /** Parked requests an admission pass passed over without a lookup (the witness or the skipped run said so). */
+    public long parkedSkips() {
+        return parkedSkips;
+    }
+
+    /** Admission passes that passed over the whole parked run at the front of the queue at once. */
+    public long runSkips() {
+        return runSkips;
     }
 
     public long preemptions() {

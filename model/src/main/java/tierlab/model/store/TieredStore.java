@@ -290,6 +290,13 @@ public final class TieredStore {
      */
     private final long[] residencyGainByUnit;
     private long residencyGains;
+    /**
+     * Per unit index, how many witnesses a caller has asked to {@link #watch}; a gain on a watched
+     * unit bumps {@link #watchedResidencyGains}, so a caller holding many witnesses can tell in
+     * constant time that none of them can have broken.
+     */
+    private final int[] watchersByUnit;
+    private long watchedResidencyGains;
 
     private final ArrayDeque<StoreBatch> storeQueue = new ArrayDeque<>();
     /** Every L2 allocation in order, so a crash can tell which slots changed after a snapshot. */
@@ -337,6 +344,7 @@ public final class TieredStore {
         this.leasedUnitCounts = new int[unitCount];
         this.lastStoreEpochByUnit = new long[unitCount];
         this.residencyGainByUnit = new long[unitCount];
+        this.watchersByUnit = new int[unitCount];
     }
 
     private int unitIndex(long unit) {
@@ -587,6 +595,37 @@ public final class TieredStore {
             }
         }
         return null;
+    }
+
+    /** A unit gained L1 content (or may have): stamp it for the witnesses (see {@link MixedOrL2Witness}). */
+    private void residencyGained(long unit) {
+        int index = unitIndex(unit);
+        residencyGainByUnit[index] = ++residencyGains;
+        if (watchersByUnit[index] > 0) {
+            watchedResidencyGains++;
+        }
+    }
+
+    /** Counts {@code witness}'s unit as watched until {@link #unwatch}: its gains then bump {@link #watchedResidencyGains()}. */
+    public void watch(MixedOrL2Witness witness) {
+        watchersByUnit[witness.unitIndex()]++;
+    }
+
+    public void unwatch(MixedOrL2Witness witness) {
+        watchersByUnit[witness.unitIndex()]--;
+    }
+
+    /**
+     * Gains of L1 content on watched units so far. While this and {@link L2Index#removals()} are
+     * unchanged, every watched witness that held still holds.
+     */
+    public long watchedResidencyGains() {
+        return watchedResidencyGains;
+    }
+
+    /** L2 index entries removed so far (see {@link L2Index#removals()}). */
+    public long indexRemovals() {
+        return index.removals();
     }
 
     /** Whether {@code witness} still holds (see {@link MixedOrL2Witness}); constant time. */
@@ -882,7 +921,7 @@ public final class TieredStore {
         // Attach to every lease first, then publish, so the publish's own eviction cannot take it.
         slice.reserved = false;
         slice.content = promotion.waiters.get(0).expected;
-        residencyGainByUnit[unitIndex(slice.unit)] = ++residencyGains;
+        residencyGained(slice.unit);
         for (LeaseUnit waiter : promotion.waiters) {
             attach(waiter, slice);
             waiter.viaPromotion = true;
@@ -1398,7 +1437,7 @@ public final class TieredStore {
             lastStoreEpochByUnit[unitIndex(slice.unit)] = epoch;
             slice.reserved = false;
             slice.content = new Content(batch.keys.get(i), batch.lane);
-            residencyGainByUnit[unitIndex(slice.unit)] = ++residencyGains;
+            residencyGained(slice.unit);
             boolean reallocated = ring.ownerOf(batch.slots.get(i)) != batch.runId;
             if (!reallocated) {
                 publish(slice, false, batch.job.requestId, batch.positions.get(i));
@@ -1634,7 +1673,7 @@ public final class TieredStore {
             unpublish(old);
         }
         residentByUnit.put(slice.unit, slice);
-        residencyGainByUnit[unitIndex(slice.unit)] = ++residencyGains;
+        residencyGained(slice.unit);
         slice.resident = true;
         slice.headroom = asHeadroom;
         if (asHeadroom) {
