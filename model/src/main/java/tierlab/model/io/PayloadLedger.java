@@ -1,9 +1,7 @@
 package tierlab.model.io;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import tierlab.model.io.IoOp.Content;
 
 /**
@@ -13,20 +11,19 @@ import tierlab.model.io.IoOp.Content;
  * torn read visible as a mismatch (I6), exactly as real payload verification does in hybrid and
  * live mode, but at simulation speed.
  *
- * <p>Contents are looked up by offset only; no map is iterated to decide anything. The offset
- * maps are keyed by {@link #cell}, a bijective mix of the offset: L2 units are multiples of the
- * lane size (a multiple of a large power of two), so boxed offsets would all land in a few hash
- * buckets, which then degrade to trees.
+ * <p>Contents are looked up by position only; no map is iterated to decide anything. The maps
+ * are primitive-keyed ({@link LongContentMap}): the ledger updates one entry per lane of every copy,
+ * and L2 offsets, multiples of a large power of two, would crowd a few buckets of a
+ * {@code HashMap<Long, Content>}.
  */
 public final class PayloadLedger {
 
-    private record GpuLane(long gpuBlockId, int lane) {}
-
     private final long laneBytes;
     private final int tp;
-    private final Map<Long, Content> l1ByOffset = new HashMap<>();
-    private final Map<Long, Content> l2ByOffset = new HashMap<>();
-    private final Map<GpuLane, Content> gpuByBlockLane = new HashMap<>();
+    private final LongContentMap l1ByOffset = new LongContentMap();
+    private final LongContentMap l2ByOffset = new LongContentMap();
+    /** Keyed by {@link #gpuLane}. */
+    private final LongContentMap gpuByBlockLane = new LongContentMap();
     private long loadMatches;
     private long loadMismatches;
     private long stagingMismatches;
@@ -45,18 +42,18 @@ public final class PayloadLedger {
         switch (op) {
             case IoOp.L2Read read -> {
                 for (long i = 0; i < read.lengthBytes(); i += laneBytes) {
-                    put(l1ByOffset, cell(read.l1Offset() + i), l2ByOffset.get(cell(read.l2Offset() + i)));
+                    put(l1ByOffset, read.l1Offset() + i, l2ByOffset.get(read.l2Offset() + i));
                 }
             }
             case IoOp.L2Write write -> {
                 for (long i = 0; i < write.lengthBytes(); i += laneBytes) {
-                    put(l2ByOffset, cell(write.l2Offset() + i), l1ByOffset.get(cell(write.l1Offset() + i)));
+                    put(l2ByOffset, write.l2Offset() + i, l1ByOffset.get(write.l1Offset() + i));
                 }
             }
             case IoOp.CopyFromGpu copy -> {
                 for (int i = 0; i < copy.gpuBlockIds().size(); i++) {
-                    Content actual = gpuByBlockLane.get(new GpuLane(copy.gpuBlockIds().get(i), copy.lane()));
-                    put(l1ByOffset, cell(copy.l1Offset() + i * laneBytes), actual);
+                    Content actual = gpuByBlockLane.get(gpuLane(copy.gpuBlockIds().get(i), copy.lane()));
+                    put(l1ByOffset, copy.l1Offset() + i * laneBytes, actual);
                     if (!copy.expected().get(i).equals(actual)) {
                         stagingMismatches++;
                         note("staging of request " + copy.requestId() + " expected " + copy.expected().get(i) + " got " + actual);
@@ -65,8 +62,8 @@ public final class PayloadLedger {
             }
             case IoOp.CopyToGpu copy -> {
                 for (IoOp.GpuLoadSegment segment : copy.segments()) {
-                    Content actual = l1ByOffset.get(cell(segment.l1Offset()));
-                    gpuByBlockLane.put(new GpuLane(segment.gpuBlockId(), segment.expected().lane()), actual);
+                    Content actual = l1ByOffset.get(segment.l1Offset());
+                    put(gpuByBlockLane, gpuLane(segment.gpuBlockId(), segment.expected().lane()), actual);
                     if (segment.expected().equals(actual)) {
                         loadMatches++;
                     } else {
@@ -79,7 +76,7 @@ public final class PayloadLedger {
                 for (IoOp.ComputeItem item : compute.items()) {
                     for (IoOp.GpuBlockWrite write : item.blocksCompleted()) {
                         for (int lane = 0; lane < tp; lane++) {
-                            gpuByBlockLane.put(new GpuLane(write.gpuBlockId(), lane), new Content(write.key(), lane));
+                            gpuByBlockLane.put(gpuLane(write.gpuBlockId(), lane), new Content(write.key(), lane));
                         }
                     }
                 }
@@ -87,22 +84,12 @@ public final class PayloadLedger {
         }
     }
 
-    /**
-     * The map key of a byte offset: MurmurHash3's 64-bit finaliser, a bijection (xor-shifts and
-     * multiplications by odd constants are invertible), so distinct offsets stay distinct keys while
-     * the high bits that tell lane-aligned offsets apart reach the low bits the hash table indexes by.
-     */
-    static long cell(long offset) {
-        long x = offset;
-        x ^= x >>> 33;
-        x *= 0xff51afd7ed558ccdL;
-        x ^= x >>> 33;
-        x *= 0xc4ceb9fe1a85ec53L;
-        x ^= x >>> 33;
-        return x;
+    /** The key of a GPU block lane: lanes number at most 30 (tp ≤ 30), so five bits hold one. */
+    private static long gpuLane(long gpuBlockId, int lane) {
+        return gpuBlockId << 5 | lane;
     }
 
-    private static <K> void put(Map<K, Content> map, K key, Content content) {
+    private static void put(LongContentMap map, long key, Content content) {
         if (content == null) {
             map.remove(key);
         } else {
@@ -128,7 +115,7 @@ public final class PayloadLedger {
         long wrong = 0;
         for (tierlab.model.l2.L2Index.EntryRecord entry : visible) {
             for (int lane = 0; lane < tp; lane++) {
-                Content actual = l2ByOffset.get(cell(unitOffsets.apply(entry.slot(), lane)));
+                Content actual = l2ByOffset.get(unitOffsets.apply(entry.slot(), lane));
                 if (!new Content(entry.key(), lane).equals(actual)) {
                     wrong++;
                     note("L2 unit of " + entry.key() + " lane " + lane + " holds " + actual);
@@ -146,12 +133,12 @@ public final class PayloadLedger {
 
     /** What an L2 unit holds now (null: never written). */
     public Content l2At(long l2Offset) {
-        return l2ByOffset.get(cell(l2Offset));
+        return l2ByOffset.get(l2Offset);
     }
 
     /** What an L1 lane cell holds now (null: never written). */
     public Content l1At(long l1Offset) {
-        return l1ByOffset.get(cell(l1Offset));
+        return l1ByOffset.get(l1Offset);
     }
 
     public long loadMatches() {
