@@ -91,6 +91,24 @@ class CalibrationExperimentTest {
         }
         assertTrue(summary.medianThroughputRelativeError() < 0.05, "median error " + summary.medianThroughputRelativeError());
         assertEverythingWritten(summary, 112);
+
+        // The runs file read back and refitted gives the same profile (what --from-runs does).
+        List<MeasuredPoint> reread = CalibrationRuns.read(summary.outputDirectory().resolve(CalibrationExperiment.RUNS_CSV));
+        assertEquals(336, reread.size());
+        CalibrationSummary refit = CalibrationExperiment.analyze(dir.resolve("refit"), settings,
+                new CalibrationSweep.SweepResult(settings.toSweep(), "refit", "read back", reread, 0));
+        assertEquals(summary.nvme().channels(), refit.nvme().channels());
+        assertEquals(summary.nvme().readBaseLatencyNs(), refit.nvme().readBaseLatencyNs(), 0.001 * summary.nvme().readBaseLatencyNs());
+        assertEquals(summary.nvme().writeBytesPerSecondPerChannel(), refit.nvme().writeBytesPerSecondPerChannel(),
+                0.001 * summary.nvme().writeBytesPerSecondPerChannel());
+    }
+
+    @Test
+    void aBadRunsFileNamesTheFileAndTheColumn() throws IOException {
+        Path runs = dir.resolve("runs.csv");
+        Files.writeString(runs, "access,block_bytes\nrandread,4096\n");
+        IOException e = assertThrows(IOException.class, () -> CalibrationRuns.read(runs));
+        assertTrue(e.getMessage().contains("runs.csv") && e.getMessage().contains("queue_depth"), e.getMessage());
     }
 
     /** The whole pipeline on this machine's disk: a tiny grid, well under 15 s, every file written. */
