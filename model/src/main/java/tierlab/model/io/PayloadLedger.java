@@ -1,9 +1,7 @@
 package tierlab.model.io;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import tierlab.model.io.IoOp.Content;
 
 /**
@@ -13,17 +11,19 @@ import tierlab.model.io.IoOp.Content;
  * torn read visible as a mismatch (I6), exactly as real payload verification does in hybrid and
  * live mode, but at simulation speed.
  *
- * <p>Contents are looked up by offset only; no map is iterated to decide anything.
+ * <p>Contents are looked up by position only; no map is iterated to decide anything. The maps
+ * are primitive-keyed ({@link LongContentMap}): the ledger updates one entry per lane of every copy,
+ * and L2 offsets, multiples of a large power of two, would crowd a few buckets of a
+ * {@code HashMap<Long, Content>}.
  */
 public final class PayloadLedger {
 
-    private record GpuLane(long gpuBlockId, int lane) {}
-
     private final long laneBytes;
     private final int tp;
-    private final Map<Long, Content> l1ByOffset = new HashMap<>();
-    private final Map<Long, Content> l2ByOffset = new HashMap<>();
-    private final Map<GpuLane, Content> gpuByBlockLane = new HashMap<>();
+    private final LongContentMap l1ByOffset = new LongContentMap();
+    private final LongContentMap l2ByOffset = new LongContentMap();
+    /** Keyed by {@link #gpuLane}. */
+    private final LongContentMap gpuByBlockLane = new LongContentMap();
     private long loadMatches;
     private long loadMismatches;
     private long stagingMismatches;
@@ -52,7 +52,7 @@ public final class PayloadLedger {
             }
             case IoOp.CopyFromGpu copy -> {
                 for (int i = 0; i < copy.gpuBlockIds().size(); i++) {
-                    Content actual = gpuByBlockLane.get(new GpuLane(copy.gpuBlockIds().get(i), copy.lane()));
+                    Content actual = gpuByBlockLane.get(gpuLane(copy.gpuBlockIds().get(i), copy.lane()));
                     put(l1ByOffset, copy.l1Offset() + i * laneBytes, actual);
                     if (!copy.expected().get(i).equals(actual)) {
                         stagingMismatches++;
@@ -63,7 +63,7 @@ public final class PayloadLedger {
             case IoOp.CopyToGpu copy -> {
                 for (IoOp.GpuLoadSegment segment : copy.segments()) {
                     Content actual = l1ByOffset.get(segment.l1Offset());
-                    gpuByBlockLane.put(new GpuLane(segment.gpuBlockId(), segment.expected().lane()), actual);
+                    put(gpuByBlockLane, gpuLane(segment.gpuBlockId(), segment.expected().lane()), actual);
                     if (segment.expected().equals(actual)) {
                         loadMatches++;
                     } else {
@@ -76,7 +76,7 @@ public final class PayloadLedger {
                 for (IoOp.ComputeItem item : compute.items()) {
                     for (IoOp.GpuBlockWrite write : item.blocksCompleted()) {
                         for (int lane = 0; lane < tp; lane++) {
-                            gpuByBlockLane.put(new GpuLane(write.gpuBlockId(), lane), new Content(write.key(), lane));
+                            gpuByBlockLane.put(gpuLane(write.gpuBlockId(), lane), new Content(write.key(), lane));
                         }
                     }
                 }
@@ -84,7 +84,12 @@ public final class PayloadLedger {
         }
     }
 
-    private static <K> void put(Map<K, Content> map, K key, Content content) {
+    /** The key of a GPU block lane: lanes number at most 30 (tp ≤ 30), so five bits hold one. */
+    private static long gpuLane(long gpuBlockId, int lane) {
+        return gpuBlockId << 5 | lane;
+    }
+
+    private static void put(LongContentMap map, long key, Content content) {
         if (content == null) {
             map.remove(key);
         } else {

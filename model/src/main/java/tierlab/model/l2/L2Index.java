@@ -61,6 +61,8 @@ public final class L2Index {
     private final BlockKeyMap<Entry> byKey;
     private final Entry[] bySlot;
     private long visibleCount;
+    /** Entries removed so far: the only way a visible key stops being visible (commits only add lanes). */
+    private long removals;
 
     public L2Index(int slotCount, int tp) {
         this(slotCount, tp, false);
@@ -94,6 +96,15 @@ public final class L2Index {
 
     public Entry atSlot(int slot) {
         return bySlot[slot];
+    }
+
+    /**
+     * How many entries {@link #removeSlot} has removed. While it is unchanged, every key that was
+     * visible still is (visibility is otherwise only ever gained), which lets a caller keep a
+     * conclusion drawn from visible keys without looking them up again.
+     */
+    public long removals() {
+        return removals;
     }
 
     public long visibleCount() {
@@ -151,6 +162,7 @@ public final class L2Index {
         }
         bySlot[slot] = null;
         byKey.remove(entry.key);
+        removals++;
         if (isVisible(entry.committedLaneMask)) {
             visibleCount--;
         }

@@ -52,6 +52,8 @@ public final class EngineScheduler {
         int preemptions;
         HitClass admittedClass = HitClass.MISS;
         long admittedHitTokens;
+        /** Why this parked request was still a MIXED or L2 hit at the last pass (null: not known). */
+        TieredStore.MixedOrL2Witness parkedWitness;
 
         Request(RequestSpec spec) {
             this.spec = spec;
@@ -67,7 +69,13 @@ public final class EngineScheduler {
     private final DecisionTrace trace;
     private final int blockTokens;
 
+    /** Every request by id, in id order (iterated: crash recovery, invariants, the newest prefetch). */
     private final TreeMap<Long, Request> requestsById = new TreeMap<>();
+    /**
+     * The same requests for lookups by id, which every completion and every item of every step does;
+     * never iterated, so its hash order decides nothing.
+     */
+    private final HashMap<Long, Request> requestIndex = new HashMap<>();
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
     private final List<Request> running = new ArrayList<>();
     private final ArrayDeque<Long> freeGpuBlocks = new ArrayDeque<>();
@@ -92,6 +100,22 @@ public final class EngineScheduler {
     private long deferralCount;
     private long preemptionCount;
     private long computedPromptTokens;
+    private boolean crossCheck;
+    /** Bumped whenever a request is put back at the front of the waiting queue (appends leave the front alone). */
+    private long waitingFrontEpoch;
+    /**
+     * What the last admission pass learnt about the front of the queue: its first {@code skipRunLength}
+     * requests were all parked requests whose witnesses held (so the pass skipped them, doing
+     * nothing), needing at most {@code skipRunMaxNeedBlocks} GPU blocks each; valid while the front,
+     * the watched residency gains and the L2 removals are what they were then (see admit).
+     */
+    private int skipRunLength;
+    private long parkedSkips;
+    private long runSkips;
+    private long skipRunMaxNeedBlocks;
+    private long skipRunFrontEpoch;
+    private long skipRunWatchedGains;
+    private long skipRunIndexRemovals;
 
     public EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
         this.settings = settings;
@@ -115,6 +139,7 @@ public final class EngineScheduler {
         }
         Request request = new Request(spec);
         requestsById.put(spec.requestId(), request);
+        requestIndex.put(spec.requestId(), request);
         waiting.addLast(request);
         admissionDirty = true;
         trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
@@ -156,7 +181,7 @@ public final class EngineScheduler {
     private void handleStoreEvents(long nowNs) {
         for (StoreEvent event : store.drainEvents()) {
             admissionDirty = true;
-            Request request = requestsById.get(event.requestId());
+            Request request = requestIndex.get(event.requestId());
             switch (event) {
                 case StoreEvent.AcquireDone done -> onAcquireDone(request, done.succeeded(), nowNs);
                 case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
@@ -184,6 +209,7 @@ public final class EngineScheduler {
                 freeGpuBlocks.addAll(request.gpuBlocks);
                 request.gpuBlocks.clear();
                 request.phase = Phase.WAITING;
+                waitingFrontEpoch++;
                 waiting.addFirst(request);
             }
         } else if (request.phase == Phase.RUNNING) {
@@ -229,7 +255,7 @@ public final class EngineScheduler {
             }
             return;
         }
-        Request request = requestsById.get(requestId);
+        Request request = requestIndex.get(requestId);
         if (request != null && request.saveQueued) {
             request.saveStaged = true;
             maybeFinish(request, nowNs);
@@ -243,29 +269,70 @@ public final class EngineScheduler {
     private void admit(long nowNs) {
         // The R13 ablation reads the prefetch count once per pass, as the buggy version did.
         int prefetchesAtPassStart = activePrefetches;
-        List<Request> deferred = new ArrayList<>();
         // One pass looks at no more than maxNumSeqs waiting requests: parked ones are looked up again
         // on the next pass, and a queue of thousands is not re-walked on every event.
+        // The pass walks the queue in place and removes only the requests it lets in: a request it
+        // defers keeps its place, so the queue ends as the deferred ones in order, then the unscanned
+        // rest (what taking every scanned request out and putting the deferred back in front gave,
+        // without moving up to maxNumSeqs requests twice on every pass).
         int scanned = 0;
-        while (!waiting.isEmpty() && scanned++ < settings.maxNumSeqs()) {
-            Request request = waiting.pollFirst();
+        Iterator<Request> queue = waiting.iterator();
+        // With the prefetch window full, an overloaded engine's queue starts with a long run of parked
+        // requests that every pass skips. When nothing a skip rests on has changed since the last pass
+        // (the same front of the queue, no gain of L1 content on a watched witness unit, no L2 entry
+        // removed), the run is skipped again as a whole: only the capacity test can come out
+        // differently, and a failure there ends the pass inside the run, having done nothing.
+        boolean skipping = settings.offload() && settings.prefetchEnabled() && settings.allL1Bypass()
+                && activePrefetches >= settings.prefetchMaxRequests();
+        long frontEpochAtStart = waitingFrontEpoch;
+        long watchedGainsAtStart = store.watchedResidencyGains();
+        long removalsAtStart = store.indexRemovals();
+        int runLength = 0;
+        long runMaxNeedBlocks = 0;
+        boolean leading = skipping;
+        if (skipping && skipRunLength > 0 && skipRunFrontEpoch == frontEpochAtStart
+                && skipRunWatchedGains == watchedGainsAtStart && skipRunIndexRemovals == removalsAtStart) {
+            boolean capacityFails = running.size() + activePrefetches >= settings.maxNumSeqs()
+                    || freeGpuBlocks.size() < skipRunMaxNeedBlocks;
+            if (crossCheck) {
+                crossCheckRun(capacityFails);
+            }
+            if (capacityFails) {
+                return;
+            }
+            for (int i = 0; i < skipRunLength; i++) {
+                queue.next();
+            }
+            parkedSkips += skipRunLength;
+            runSkips++;
+            scanned = skipRunLength;
+            runLength = skipRunLength;
+            runMaxNeedBlocks = skipRunMaxNeedBlocks;
+        }
+        while (queue.hasNext() && scanned++ < settings.maxNumSeqs()) {
+            Request request = queue.next();
             long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
             // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
             // so a finished prefetch can always run and release its lease.
             if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
-                deferred.add(request);
+                leading = false;
                 break;
             }
             if (!settings.offload()) {
+                queue.remove();
                 admitRunning(request, null, nowNs);
                 continue;
             }
             int activeNow = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
             if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
                     && request.parkedNow
-                    && isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens, request.spec.promptTokens()))) {
+                    && stillMixedOrL2(request)) {
                 // Parked before and still a mixed or L2 hit: it stays parked; a full lookup would decide the same.
-                deferred.add(request);
+                parkedSkips++;
+                if (leading) {
+                    runLength++;
+                    runMaxNeedBlocks = Math.max(runMaxNeedBlocks, needBlocks);
+                }
                 continue;
             }
             LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
@@ -273,10 +340,13 @@ public final class EngineScheduler {
             HitClass hitClass = hit.hitClass();
             boolean l1Bypass = hitClass == HitClass.L1 && settings.allL1Bypass();
             if (hitClass == HitClass.MISS) {
+                queue.remove();
                 admitRunning(request, null, nowNs);
             } else if (hitClass == HitClass.L1 && hit.leaseStatus() == LookupResult.LeaseStatus.ADMISSION_WAIT) {
-                deferred.add(request);
+                leading = false;
+                continue;
             } else if (l1Bypass || !settings.prefetchEnabled()) {
+                queue.remove();
                 admitRunning(request, hit, nowNs);
             } else {
                 int active = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
@@ -290,16 +360,47 @@ public final class EngineScheduler {
                     if (hitClass == HitClass.L1) {
                         store.releaseLease(request.spec.requestId(), nowNs);
                     }
-                    deferred.add(request);
+                    leading = false;
                     continue;
                 }
-                if (!startPrefetch(request, hit, nowNs)) {
-                    deferred.add(request);
+                if (startPrefetch(request, hit, nowNs)) {
+                    // Admitted (READY) or prefetching (PROMOTING): either way it has left the queue.
+                    queue.remove();
+                } else {
+                    leading = false;
                 }
             }
         }
-        for (int i = deferred.size() - 1; i >= 0; i--) {
-            waiting.addFirst(deferred.get(i));
+        // Keep the run only if nothing it rests on moved during this pass (a run request was checked
+        // before later work in the pass, which could in principle have published on its unit).
+        boolean unchanged = waitingFrontEpoch == frontEpochAtStart && store.watchedResidencyGains() == watchedGainsAtStart
+                && store.indexRemovals() == removalsAtStart;
+        skipRunLength = skipping && unchanged ? runLength : 0;
+        skipRunMaxNeedBlocks = runMaxNeedBlocks;
+        skipRunFrontEpoch = waitingFrontEpoch;
+        skipRunWatchedGains = store.watchedResidencyGains();
+        skipRunIndexRemovals = store.indexRemovals();
+    }
+
+    /** Cross-check of a skipped run: every request in it is parked and classifies MIXED or L2, and capacity agrees. */
+    private void crossCheckRun(boolean capacityFails) {
+        Iterator<Request> queue = waiting.iterator();
+        boolean fails = false;
+        for (int i = 0; i < skipRunLength; i++) {
+            Request request = queue.next();
+            long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+            if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
+                fails = true;
+                break;
+            }
+            if (!request.parkedNow || !isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens,
+                    request.spec.promptTokens()))) {
+                throw new IllegalStateException("skipped run: request " + request.spec.requestId()
+                        + " is no longer a parked MIXED or L2 hit");
+            }
+        }
+        if (fails != capacityFails) {
+            throw new IllegalStateException("skipped run: capacity says " + capacityFails + " but the scan says " + fails);
         }
     }
 
@@ -307,9 +408,55 @@ public final class EngineScheduler {
         return hitClass == HitClass.MIXED || hitClass == HitClass.L2;
     }
 
+    /**
+     * {@code isMixedOrL2(store.classify(...))} for a parked request. In an overloaded engine the
+     * prefetch window is nearly always full and every admission pass asks this for up to
+     * maxNumSeqs parked requests, each a walk of its chain; the store's witness answers in constant
+     * time while nothing the answer rests on has changed, and is renewed (one walk) when something has.
+     */
+    private boolean stillMixedOrL2(Request request) {
+        TieredStore.MixedOrL2Witness witness = request.parkedWitness;
+        boolean answer;
+        if (witness != null && witness.computedTokens() == request.computedTokens && store.witnessHolds(witness)) {
+            answer = true;
+        } else {
+            dropWitness(request);
+            request.parkedWitness = store.mixedOrL2Witness(request.spec.chain(), request.computedTokens,
+                    request.spec.promptTokens());
+            if (request.parkedWitness != null) {
+                store.watch(request.parkedWitness);
+            }
+            answer = request.parkedWitness != null;
+        }
+        if (crossCheck) {
+            boolean slow = isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens, request.spec.promptTokens()));
+            if (slow != answer) {
+                throw new IllegalStateException("parked request " + request.spec.requestId() + ": the witness says "
+                        + (answer ? "MIXED or L2" : "L1 or MISS") + " but classify says " + (slow ? "MIXED or L2" : "L1 or MISS"));
+            }
+        }
+        return answer;
+    }
+
+    private void dropWitness(Request request) {
+        if (request.parkedWitness != null) {
+            store.unwatch(request.parkedWitness);
+            request.parkedWitness = null;
+        }
+    }
+
+    /**
+     * Recomputes every shortcut answer the slow way as well and throws IllegalStateException if they
+     * differ (for tests: it costs what the shortcuts save).
+     */
+    public void setCrossCheck(boolean check) {
+        this.crossCheck = check;
+    }
+
     /** Starts a prefetch; false when the lease must wait for admission (the request stays queued). */
     private boolean startPrefetch(Request request, LookupResult hit, long nowNs) {
         request.parkedNow = false;
+        dropWitness(request);
         TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), hit, nowNs);
         prefetchCalls++;
         trace.record("prefetch", request.spec.requestId(), outcome.ordinal());
@@ -338,6 +485,7 @@ public final class EngineScheduler {
 
     private void admitRunning(Request request, LookupResult hit, long nowNs) {
         request.parkedNow = false;
+        dropWitness(request);
         request.phase = Phase.RUNNING;
         request.hit = hit;
         if (request.admittedNs < 0) {
@@ -484,6 +632,7 @@ public final class EngineScheduler {
                 freeGpuBlocks.addAll(request.gpuBlocks);
                 request.gpuBlocks.clear();
                 request.phase = Phase.WAITING;
+                waitingFrontEpoch++;
                 waiting.addFirst(request);
                 trace.record("prefetch-cancel", request.spec.requestId());
                 return true;
@@ -521,13 +670,14 @@ public final class EngineScheduler {
         request.saveQueued = false;
         request.saveStaged = false;
         request.phase = Phase.WAITING;
+        waitingFrontEpoch++;
         waiting.addFirst(request);
         trace.record("preempt", request.spec.requestId());
     }
 
     /** Preempts a running request by id (a test or fault campaign asks); false if it is not running. */
     public boolean preempt(long requestId, long nowNs) {
-        Request request = requestsById.get(requestId);
+        Request request = requestIndex.get(requestId);
         if (request == null || request.phase != Phase.RUNNING || request.loading || request.acquiring) {
             return false;
         }
@@ -542,7 +692,7 @@ public final class EngineScheduler {
         computeTicket = -1;
         stepPhase = StepPhase.IDLE;
         for (IoOp.ComputeItem item : compute.items()) {
-            Request request = requestsById.get(item.requestId());
+            Request request = requestIndex.get(item.requestId());
             if (request.phase != Phase.RUNNING) {
                 continue;
             }
@@ -646,6 +796,16 @@ public final class EngineScheduler {
 
     public long deferrals() {
         return deferralCount;
+    }
+
+    /** Parked requests an admission pass passed over without a lookup (the witness or the skipped run said so). */
+    public long parkedSkips() {
+        return parkedSkips;
+    }
+
+    /** Admission passes that passed over the whole parked run at the front of the queue at once. */
+    public long runSkips() {
+        return runSkips;
     }
 
     public long preemptions() {

@@ -283,6 +283,20 @@ public final class TieredStore {
     private final Map<Long, ArrayDeque<WriteOp>> pendingWritesByUnit = new HashMap<>();
     private long storeEpoch;
     private final long[] lastStoreEpochByUnit;
+    /**
+     * Per unit index, the value of {@link #residencyGains} when the unit last gained L1 content
+     * (was published, or had its content set). With {@link L2Index#removals()} it tells whether a
+     * {@link MixedOrL2Witness} still holds: see {@link #mixedOrL2Witness}.
+     */
+    private final long[] residencyGainByUnit;
+    private long residencyGains;
+    /**
+     * Per unit index, how many witnesses a caller has asked to {@link #watch}; a gain on a watched
+     * unit bumps {@link #watchedResidencyGains}, so a caller holding many witnesses can tell in
+     * constant time that none of them can have broken.
+     */
+    private final int[] watchersByUnit;
+    private long watchedResidencyGains;
 
     private final ArrayDeque<StoreBatch> storeQueue = new ArrayDeque<>();
     /** Every L2 allocation in order, so a crash can tell which slots changed after a snapshot. */
@@ -329,6 +343,8 @@ public final class TieredStore {
         this.promotionByUnit = new DenseUnitMap<>(laneBytes, unitCount);
         this.leasedUnitCounts = new int[unitCount];
         this.lastStoreEpochByUnit = new long[unitCount];
+        this.residencyGainByUnit = new long[unitCount];
+        this.watchersByUnit = new int[unitCount];
     }
 
     private int unitIndex(long unit) {
@@ -532,6 +548,90 @@ public final class TieredStore {
         }
         int units = found * tp;
         return resident == units ? HitClass.L1 : resident > 0 ? HitClass.MIXED : HitClass.L2;
+    }
+
+    /**
+     * Evidence that {@link #classify} answers MIXED or L2 for a chain: the first block inside the
+     * capped hit with a lane not resident in L1 ({@code unitIndex}), and the counters when it was
+     * found. It holds while no L2 entry has been removed (every block up to it is still visible,
+     * so it is still inside the hit) and that unit has gained no L1 content (so it is still
+     * missing); nothing else can turn the answer into L1 or MISS. {@link #witnessHolds} checks
+     * that in constant time, which spares re-walking the chains of a long parked queue on every
+     * admission pass.
+     */
+    public record MixedOrL2Witness(long computedTokens, int unitIndex, long residencyGainsAt, long indexRemovalsAt) {}
+
+    /**
+     * A witness that {@code classify(chain, computedTokens, promptTokens)} is MIXED or L2, or null
+     * when it is L1 or MISS. The same walk and cap as {@link #classify}, stopping at the first
+     * counted block with a lane missing from L1.
+     */
+    public MixedOrL2Witness mixedOrL2Witness(List<BlockKey> chain, long computedTokens, long promptTokens) {
+        int blockTokens = geometry.blockTokens();
+        if (computedTokens % blockTokens != 0 || promptTokens <= 0) {
+            return null;
+        }
+        int startBlock = (int) (computedTokens / blockTokens);
+        long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
+        int found = 0;
+        while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
+            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
+            if (entry == null) {
+                return null;
+            }
+            long blocksIfThisCounts = found + 1;
+            long hitEnd = Math.min((startBlock + blocksIfThisCounts) * blockTokens, promptTokens - 1);
+            if (hitEnd - computedTokens <= (long) found * blockTokens) {
+                return null;
+            }
+            found++;
+            for (int lane = 0; lane < tp; lane++) {
+                int unit = lane * slotCount + entry.slot();
+                Slice slice = residentByUnit.getAt(unit);
+                if (slice == null || slice.content == null || slice.content.lane() != lane
+                        || !slice.content.key().equals(entry.key())) {
+                    return new MixedOrL2Witness(computedTokens, unit, residencyGains, index.removals());
+                }
+            }
+        }
+        return null;
+    }
+
+    /** A unit gained L1 content (or may have): stamp it for the witnesses (see {@link MixedOrL2Witness}). */
+    private void residencyGained(long unit) {
+        int index = unitIndex(unit);
+        residencyGainByUnit[index] = ++residencyGains;
+        if (watchersByUnit[index] > 0) {
+            watchedResidencyGains++;
+        }
+    }
+
+    /** Counts {@code witness}'s unit as watched until {@link #unwatch}: its gains then bump {@link #watchedResidencyGains()}. */
+    public void watch(MixedOrL2Witness witness) {
+        watchersByUnit[witness.unitIndex()]++;
+    }
+
+    public void unwatch(MixedOrL2Witness witness) {
+        watchersByUnit[witness.unitIndex()]--;
+    }
+
+    /**
+     * Gains of L1 content on watched units so far. While this and {@link L2Index#removals()} are
+     * unchanged, every watched witness that held still holds.
+     */
+    public long watchedResidencyGains() {
+        return watchedResidencyGains;
+    }
+
+    /** L2 index entries removed so far (see {@link L2Index#removals()}). */
+    public long indexRemovals() {
+        return index.removals();
+    }
+
+    /** Whether {@code witness} still holds (see {@link MixedOrL2Witness}); constant time. */
+    public boolean witnessHolds(MixedOrL2Witness witness) {
+        return index.removals() == witness.indexRemovalsAt()
+                && residencyGainByUnit[witness.unitIndex()] <= witness.residencyGainsAt();
     }
 
     private static boolean holds(Slice slice, BlockKey key, int lane) {
@@ -821,6 +921,7 @@ public final class TieredStore {
         // Attach to every lease first, then publish, so the publish's own eviction cannot take it.
         slice.reserved = false;
         slice.content = promotion.waiters.get(0).expected;
+        residencyGained(slice.unit);
         for (LeaseUnit waiter : promotion.waiters) {
             attach(waiter, slice);
             waiter.viaPromotion = true;
@@ -1336,6 +1437,7 @@ public final class TieredStore {
             lastStoreEpochByUnit[unitIndex(slice.unit)] = epoch;
             slice.reserved = false;
             slice.content = new Content(batch.keys.get(i), batch.lane);
+            residencyGained(slice.unit);
             boolean reallocated = ring.ownerOf(batch.slots.get(i)) != batch.runId;
             if (!reallocated) {
                 publish(slice, false, batch.job.requestId, batch.positions.get(i));
@@ -1571,6 +1673,7 @@ public final class TieredStore {
             unpublish(old);
         }
         residentByUnit.put(slice.unit, slice);
+        residencyGained(slice.unit);
         slice.resident = true;
         slice.headroom = asHeadroom;
         if (asHeadroom) {
@@ -1671,6 +1774,10 @@ public final class TieredStore {
 
     /** Operations emitted since the last call, in emission order. */
     public List<IoOp> drainOps() {
+        if (outbox.isEmpty()) {
+            // Asked after every event and usually empty: no list allocated for nothing.
+            return List.of();
+        }
         List<IoOp> ops = new ArrayList<>(outbox);
         outbox.clear();
         return ops;
@@ -1678,6 +1785,9 @@ public final class TieredStore {
 
     /** Events since the last call, in order. */
     public List<StoreEvent> drainEvents() {
+        if (events.isEmpty()) {
+            return List.of();
+        }
         List<StoreEvent> drained = new ArrayList<>(events);
         events.clear();
         return drained;

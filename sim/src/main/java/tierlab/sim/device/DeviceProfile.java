@@ -1,14 +1,23 @@
 package tierlab.sim.device;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Every device the simulator models, as one file (JSON or YAML) an experiment can name. The
@@ -41,6 +50,68 @@ public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, Gpu
             return parse(in, resource, false);
         } catch (IOException e) {
             throw new IllegalArgumentException(resource + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The same devices under another name. */
+    public DeviceProfile withName(String newName) {
+        return new DeviceProfile(newName, nvme, pcie, gpu, host);
+    }
+
+    /** The same PCIe, GPU and host with another NVMe drive (a calibrated one, say). */
+    public DeviceProfile withNvme(NvmeProfile newNvme) {
+        return new DeviceProfile(name, newNvme, pcie, gpu, host);
+    }
+
+    /**
+     * The profile as YAML that {@link #load} reads back to an equal profile. {@code headerComment}
+     * (may be empty) is written first, each line prefixed with {@code "# "}: where the numbers came from.
+     * Whole-numbered values are written without a fraction ({@code 600000000}, not {@code 6.0E8}).
+     */
+    public String toYaml(String headerComment) {
+        ObjectMapper mapper = new ObjectMapper(new YAMLFactory()
+                .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+        JsonNode tree = mapper.valueToTree(this);
+        integralDoublesAsLongs(tree);
+        StringBuilder text = new StringBuilder();
+        if (headerComment != null && !headerComment.isBlank()) {
+            for (String line : headerComment.strip().split("\\R")) {
+                text.append(line.isBlank() ? "#" : "# " + line).append('\n');
+            }
+        }
+        try {
+            text.append(mapper.writeValueAsString(tree));
+        } catch (IOException e) {
+            throw new IllegalStateException("profile '" + name + "' cannot be written as YAML: " + e.getMessage(), e);
+        }
+        return text.toString();
+    }
+
+    /** Writes {@link #toYaml} to {@code file}: beside it first, then renamed over, so a reader never sees half a file. */
+    public void save(Path file, String headerComment) throws IOException {
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(temp, toYaml(headerComment), StandardCharsets.UTF_8);
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    private static void integralDoublesAsLongs(JsonNode node) {
+        if (node instanceof ObjectNode object) {
+            List<String> names = new ArrayList<>();
+            object.fieldNames().forEachRemaining(names::add);
+            for (String field : names) {
+                JsonNode child = object.get(field);
+                if (child.isDouble() && child.doubleValue() == Math.rint(child.doubleValue())
+                        && Math.abs(child.doubleValue()) < 0x1p53) {
+                    object.set(field, LongNode.valueOf((long) child.doubleValue()));
+                } else {
+                    integralDoublesAsLongs(child);
+                }
+            }
         }
     }
 

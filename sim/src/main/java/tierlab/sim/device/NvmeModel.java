@@ -9,12 +9,22 @@ import org.apache.commons.math3.random.Well19937c;
  * in non-decreasing time order (the simulator guarantees it), so each takes the server that
  * frees first and its completion time is known at arrival: with one channel and Poisson arrivals
  * of equal reads this is exactly an M/D/1 queue (a test checks it against the closed form).
+ *
+ * <p>With a device-wide ceiling ({@link NvmeProfile#maxReadBytesPerSecond()}, write likewise),
+ * each command also crosses a link of that bandwidth, one command at a time in arrival order,
+ * pipelined with its channel work: it completes when both its channel service and its link
+ * transfer are done. One command alone on an idle device then takes {@code max(service, bytes /
+ * ceiling)}; a deep queue of large commands moves at most the ceiling. Without a ceiling nothing
+ * of this runs and the model is the plain channel queue.
  */
 public final class NvmeModel {
     private final NvmeProfile profile;
     private final PriorityQueue<Long> serverFreeAtNs = new PriorityQueue<>();
     private final ExponentialDistribution readJitter;
     private final ExponentialDistribution writeJitter;
+    /** When the read and write links finish their last transfer (unused without ceilings). */
+    private long readLinkFreeAtNs;
+    private long writeLinkFreeAtNs;
     private long readOps;
     private long writeOps;
     private long readBytes;
@@ -55,6 +65,17 @@ public final class NvmeModel {
         long service = serviceNs(read, bytes);
         long doneNs = startNs + service;
         serverFreeAtNs.add(doneNs);
+        double ceiling = read ? profile.maxReadBytesPerSecond() : profile.maxWriteBytesPerSecond();
+        if (ceiling > 0) {
+            long linkStartNs = Math.max(arrivalNs, read ? readLinkFreeAtNs : writeLinkFreeAtNs);
+            long linkDoneNs = linkStartNs + (long) Math.ceil(bytes * 1e9 / ceiling);
+            if (read) {
+                readLinkFreeAtNs = linkDoneNs;
+            } else {
+                writeLinkFreeAtNs = linkDoneNs;
+            }
+            doneNs = Math.max(doneNs, linkDoneNs);
+        }
         queueWaitNs += startNs - arrivalNs;
         busyNs += service;
         if (read) {

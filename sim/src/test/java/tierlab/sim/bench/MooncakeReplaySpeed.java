@@ -1,0 +1,85 @@
+package tierlab.sim.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.geometry.ModelShape;
+import tierlab.model.sched.EngineScheduler;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.StoreSettings;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+import tierlab.sim.SimRuntime;
+import tierlab.sim.device.DeviceProfile;
+import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.workload.MooncakeWorkload;
+
+/**
+ * Replay speed of the shared Mooncake trace in sim mode: simulated time / wall time, the issue's
+ * acceptance figure (at least 10,000×). Not a test (timing has no place in unit tests): a plain main
+ * that runs the same replay as {@code MooncakeReplayTest} several times in one JVM, discards the
+ * warm-up runs, and prints each run's ratio, the median, the engine steps and events per simulated
+ * second, and the decision-trace hash (which must not change when the replay is made faster).
+ * Beside wall time it reports the replaying thread's CPU time: on a shared build machine other
+ * processes take the cores, and CPU time is then the fairer measure of the simulator's own cost.
+ *
+ * <pre>
+ *   java -cp ... tierlab.sim.bench.MooncakeReplaySpeed [timeScale=1] [warmups=2] [runs=3] [trace path]
+ * </pre>
+ */
+public final class MooncakeReplaySpeed {
+
+    private MooncakeReplaySpeed() {}
+
+    public static void main(String[] args) {
+        double timeScale = args.length > 0 ? Double.parseDouble(args[0]) : 1.0;
+        int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 2;
+        int runs = args.length > 2 ? Integer.parseInt(args[2]) : 3;
+        Path tracePath = Path.of(args.length > 3 ? args[3] : "../shared/data/mooncake_synthetic_trace.jsonl");
+        if (!Files.exists(tracePath)) {
+            System.err.println("no trace at " + tracePath.toAbsolutePath());
+            System.exit(2);
+        }
+        Geometry geometry = new Geometry(ModelShape.QWEN3_8B, 512, 1);
+        List<RequestSpec> requests = MooncakeWorkload.load(tracePath, geometry, new MooncakeWorkload.Options(0, timeScale));
+        List<Double> ratios = new ArrayList<>();
+        List<Double> cpuRatios = new ArrayList<>();
+        for (int i = 0; i < warmups + runs; i++) {
+            DecisionTrace trace = new DecisionTrace();
+            TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
+            EngineScheduler scheduler = new EngineScheduler(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
+            SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
+            requests.forEach(runtime::submit);
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            long cpuStart = threads.getCurrentThreadCpuTime();
+            long wallStart = System.nanoTime();
+            runtime.run();
+            long wallNs = System.nanoTime() - wallStart;
+            long cpuNs = threads.getCurrentThreadCpuTime() - cpuStart;
+            double simSeconds = runtime.simulator().nowNs() / 1e9;
+            double ratio = runtime.simulator().nowNs() / (double) wallNs;
+            boolean warm = i >= warmups;
+            if (warm) {
+                ratios.add(ratio);
+                cpuRatios.add(runtime.simulator().nowNs() / (double) cpuNs);
+            }
+            System.out.printf(Locale.ROOT, "%s x%.1f: simulated %.1f s in %.3f s wall = %.0fx (%.3f s CPU = %.0fx); %d steps (%.1f per simulated s), "
+                            + "%d events (%.1f per simulated s, %.2f us wall each), %d decisions, trace hash %016x%n",
+                    warm ? "run   " : "warmup", timeScale, simSeconds, wallNs / 1e9, ratio, cpuNs / 1e9,
+                    runtime.simulator().nowNs() / (double) cpuNs, runtime.gpu().steps(),
+                    runtime.gpu().steps() / simSeconds, runtime.simulator().eventsFired(),
+                    runtime.simulator().eventsFired() / simSeconds, wallNs / 1e3 / runtime.simulator().eventsFired(),
+                    trace.eventCount(), trace.hash());
+        }
+        double[] sorted = ratios.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        double[] cpuSorted = cpuRatios.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        System.out.printf(Locale.ROOT, "median of %d warm runs: %.0fx wall (all: %s), %.0fx CPU (all: %s)%n", sorted.length,
+                sorted[sorted.length / 2], Arrays.toString(Arrays.stream(sorted).mapToLong(Math::round).toArray()),
+                cpuSorted[cpuSorted.length / 2], Arrays.toString(Arrays.stream(cpuSorted).mapToLong(Math::round).toArray()));
+    }
+}
