@@ -12,7 +12,7 @@ import tierlab.sim.workload.SyntheticSettings;
  * of the wrong type. Sizes carry their unit in the field name.
  *
  * @param name             the output folder's name under {@code out/}; lower-case letters, digits, dashes
- * @param kind             {@code simulation} (default)
+ * @param kind             {@code simulation} (default) or {@code calibration} (E5: measure the drive, fit a profile)
  * @param mode             {@code sim} (default), {@code hybrid} or {@code live}
  * @param seeds            one run per seed per sweep point [42]
  * @param device           a bundled profile name or a profile file path [qwen3-8b-h100]
@@ -101,7 +101,19 @@ public record ExperimentFile(String name, String description, String kind, Strin
     /** Block-level miss-ratio curves of a mooncake workload's trace, beside the simulated runs. */
     public record MissRatioSection(List<String> policies, List<Long> capacitiesBlocks) {}
 
-    /** E5: the engine micro-benchmark and the fitted device profile. */
-    public record CalibrationSection(List<String> patterns, List<String> blockSizes, List<Integer> queueDepths,
-                                     Double secondsPerPoint, Integer repeats, Double fileGiB) {}
+    /**
+     * E5: the live engine's micro-benchmark and the device profile fitted to it.
+     *
+     * @param accesses        fio's names: {@code randread}, {@code randwrite}, {@code read}, {@code write} [all four]
+     * @param blockSizesKiB   bytes per operation, in KiB [4, 16, 64, 128, 256, 512, 1024, 2048]
+     * @param queueDepths     operations in flight [1, 4, 16, 64]
+     * @param secondsPerPoint per repeat [0.5]
+     * @param repeats         interleaved passes over the grid; figures are medians over them [3]
+     * @param fileMiB         the O_DIRECT test file, created beside the output folder and deleted after [1024]
+     * @param backend         {@code io_uring}, {@code filechannel} or {@code best} [best]
+     * @param baseProfile     the bundled profile whose PCIe, GPU and host terms the fitted profile keeps [qwen3-8b-h100]
+     */
+    public record CalibrationSection(List<String> accesses, List<Integer> blockSizesKiB, List<Integer> queueDepths,
+                                     Double secondsPerPoint, Integer repeats, Long fileMiB, String backend,
+                                     String baseProfile) {}
 }

@@ -61,7 +61,7 @@ import tierlab.sim.workload.MooncakeWorkload;
  */
 public final class ExperimentLoader {
 
-    public static final Set<String> KINDS = Set.of("simulation");
+    public static final Set<String> KINDS = Set.of("simulation", "calibration");
     public static final List<String> MODES = List.of("sim", "hybrid", "live");
     public static final List<String> BASELINES = List.of(RunConfig.TIERED, RunConfig.NO_OFFLOAD, RunConfig.HOST_MEMORY);
     /** Hybrid and live runs allocate a real pinned L1 and a real L2 file of the configured sizes. */
@@ -109,7 +109,7 @@ public final class ExperimentLoader {
         }
         String kind = spec.kind() == null ? "simulation" : spec.kind();
         if (!KINDS.contains(kind)) {
-            throw new CommandException(file + ": kind: unknown kind '" + kind + "' (known: simulation)");
+            throw new CommandException(file + ": kind: unknown kind '" + kind + "' (known: simulation, calibration)");
         }
         List<Long> seeds = spec.seeds() == null ? List.of(42L) : spec.seeds();
         if (seeds.isEmpty() || seeds.stream().anyMatch(java.util.Objects::isNull)) {

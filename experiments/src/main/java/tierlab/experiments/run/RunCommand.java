@@ -84,6 +84,9 @@ public final class RunCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--jobs: must be >= 1, was " + threads);
         }
         ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
+        if (experiment.kind().equals("calibration")) {
+            return CalibrationRun.run(experiment, outFolder(experiment), command(experiment), quiet, spec.commandLine().getOut());
+        }
         Path target = outFolder(experiment);
         Set<String> owned = ownedFiles(experiment);
         // A bad --out fails now, not after the runs.
