@@ -59,12 +59,12 @@ final class EngineRunner {
             drainSteps = drainAndVerify();
         } catch (HuntFailure failure) {
             return new RunResult(new Violation(failure.check, stepIndex, failure.getMessage()), trace.hash(), applied, drainSteps,
-                    ledger.loadMatches());
+                    ledger.loadMatches(), 0, scheduler.preemptions());
         } catch (RuntimeException error) {
             return new RunResult(new Violation(Check.ofInvariantMessage(error.getMessage()), stepIndex, String.valueOf(error)),
-                    trace.hash(), applied, drainSteps, ledger.loadMatches());
+                    trace.hash(), applied, drainSteps, ledger.loadMatches(), 0, scheduler.preemptions());
         }
-        return new RunResult(null, trace.hash(), applied, drainSteps, ledger.loadMatches());
+        return new RunResult(null, trace.hash(), applied, drainSteps, ledger.loadMatches(), 0, scheduler.preemptions());
     }
 
     private boolean apply(Step step) {

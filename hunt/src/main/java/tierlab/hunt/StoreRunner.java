@@ -45,6 +45,7 @@ final class StoreRunner {
     private long nextGpuBlock;
     private long nowNs;
     private int stepIndex;
+    private int outdatedAcquires;
 
     private static final class Writer {
         final long id;
@@ -82,15 +83,15 @@ final class StoreRunner {
             drainSteps = drainAndVerify();
         } catch (HuntFailure failure) {
             return new RunResult(new Violation(failure.check, stepIndex, failure.getMessage()), trace.hash(), applied,
-                    drainSteps, ledger.loadMatches());
+                    drainSteps, ledger.loadMatches(), outdatedAcquires, 0);
         } catch (RefStore.RefMismatch mismatch) {
             return new RunResult(new Violation(Check.REFERENCE, stepIndex, mismatch.getMessage()), trace.hash(), applied,
-                    drainSteps, ledger.loadMatches());
+                    drainSteps, ledger.loadMatches(), outdatedAcquires, 0);
         } catch (RuntimeException error) {
             return new RunResult(new Violation(Check.ofInvariantMessage(error.getMessage()), stepIndex, String.valueOf(error)),
-                    trace.hash(), applied, drainSteps, ledger.loadMatches());
+                    trace.hash(), applied, drainSteps, ledger.loadMatches(), outdatedAcquires, 0);
         }
-        return new RunResult(null, trace.hash(), applied, drainSteps, ledger.loadMatches());
+        return new RunResult(null, trace.hash(), applied, drainSteps, ledger.loadMatches(), outdatedAcquires, 0);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -165,6 +166,14 @@ final class StoreRunner {
         LookupResult hit = lastLookup[reader];
         if (hit == null || !hit.isHit() || store.hasLease(id)) {
             return false;
+        }
+        for (int i = 0; i < hit.units().size(); i++) {
+            IoOp.Content content = hit.expected().get(i);
+            int slot = ref.slotOfKey(content.key());
+            if (!ref.visible(content.key()) || ref.unit(slot, content.lane()) != hit.units().get(i)) {
+                outdatedAcquires++;
+                break;
+            }
         }
         AcquireOutcome outcome = store.acquire(id, hit, nowNs);
         boolean admitted = ref.admits(hit.units().size());
