@@ -77,7 +77,10 @@ public final class Generators {
         int readers = draw(in, p.readers());
         int prefetch = draw(in, p.prefetchMaxRequests());
         int maxNumSeqs = 2 + draw(in, 0, 4);
-        long gpuKvBlocks = chainBlocks + 2 + draw(in, 0, 3 * chainBlocks);
+        // A request needs at most chainBlocks + 2 GPU blocks (15 extra prompt tokens, 4 output tokens).
+        long perRequest = chainBlocks + 2;
+        long gpuKvBlocks = p.ampleGpuBlocks() ? 2L * maxNumSeqs * perRequest + draw(in, 0, 3)
+                : perRequest + draw(in, 0, 3 * chainBlocks);
         return new HuntConfig(p.level(), tp, l1Blocks, l2Slots, policy, asHeadroom, headroomFraction, stagingSlots,
                 contiguousStaging, batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefix, readers, prefetch,
                 maxNumSeqs, gpuKvBlocks, knownBugs);

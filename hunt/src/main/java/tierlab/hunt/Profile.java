@@ -12,7 +12,26 @@ package tierlab.hunt;
  */
 public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
                       int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
-                      int minSteps, int maxSteps) {
+                      int minSteps, int maxSteps, boolean ampleGpuBlocks) {
+
+    /** Without {@code ampleGpuBlocks}: GPU KV blocks from just enough for one request to a few more. */
+    public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
+                   int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
+                   int minSteps, int maxSteps) {
+        this(name, level, tp, l1Blocks, l2Slots, chainCount, chainBlocks, readers, prefetchMaxRequests, weights, swarm,
+                failPercent, minSteps, maxSteps, false);
+    }
+
+    /**
+     * Liveness (I10) under lease churn: engine level, frequent preemptions and failed I/O, a bounded
+     * number of arrivals, and GPU KV blocks for every admitted request at once, so that progress
+     * depends on the store's leases, reservations and waits (not on GPU-block pressure, where the
+     * scheduler's recompute preemption has its own open finding, {@link KnownFinding#F2_PREEMPTION_LIVELOCK}).
+     */
+    public static Profile liveness() {
+        return new Profile("liveness", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12), r(1, 8), r(1, 4), r(2, 4), r(0, 3),
+                new int[] {10, 3, 3}, true, 30, 4, 60, true);
+    }
 
     static int[] r(int from, int to) {
         return new int[] {from, to};
