@@ -63,8 +63,12 @@ public final class Generators {
         int tp = draw(in, p.tp());
         int l1Blocks = Math.max(tp, draw(in, p.l1Blocks()) * tp);
         int l2Slots = draw(in, p.l2Slots());
-        // Few chains with short prompts collide on keys; many chains make the ring evict.
-        int chainCount = draw(in, p.chainCount());
+        // Few chains with short prompts collide on keys; many chains make the ring evict. Swarm runs
+        // pick one of the two key spaces per schedule, so both are common.
+        int chainCount = p.swarm() && draw(in, 0, 1) == 1
+                ? draw(in, Math.max(p.chainCount()[0], p.chainCount()[1] / 2), p.chainCount()[1])
+                : p.swarm() ? draw(in, p.chainCount()[0], Math.max(p.chainCount()[0], Math.min(3, p.chainCount()[1])))
+                : draw(in, p.chainCount());
         int chainBlocks = draw(in, p.chainBlocks());
         int sharedPrefix = draw(in, 0, chainBlocks - 1);
         String policy = POLICIES.get(draw(in, 0, POLICIES.size() - 1));

@@ -43,8 +43,8 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
     /** Everything at once: swarm weights, both key-space shapes (few chains collide, many evict). */
     public static Profile swarm(HuntConfig.Level level) {
         return level == HuntConfig.Level.STORE
-                ? new Profile("swarm-store", level, r(1, 2), r(2, 8), r(2, 12), r(1, 12), r(1, 4), r(2, 4), r(0, 0), STORE_MIX, true, 25, 4, 70)
-                : new Profile("swarm-engine", level, r(1, 2), r(2, 10), r(2, 16), r(1, 10), r(1, 4), r(2, 4), r(0, 3), ENGINE_MIX, true, 20, 4, 70);
+                ? new Profile("swarm-store", level, r(1, 2), r(2, 8), r(2, 12), r(1, 16), r(1, 4), r(2, 4), r(0, 0), STORE_MIX, true, 25, 4, 70)
+                : new Profile("swarm-engine", level, r(1, 2), r(2, 10), r(2, 16), r(1, 12), r(1, 4), r(2, 4), r(0, 3), ENGINE_MIX, true, 20, 4, 70);
     }
 
     /** The profile whose schedules reach a race's interleaving: tight L1 and L2 so slots and slices are reused fast. */
