@@ -18,10 +18,12 @@ public enum KnownFinding {
      * A promotion made from an outdated lookup is published although its key has left the L2
      * index (its run was evicted and the slot re-allocated to a store that now waits for leases),
      * while another lease still holds the old slice of that unit: {@code checkInvariants()} reports
-     * R4 ("another slice was published over it"). The bytes stay right in every schedule seen (the
-     * new store has not written yet), but L1 then indexes a unit whose L2 slot belongs to another
-     * key. The staleness test at promotion completion checks for a resident slice and a newer
-     * store epoch, not whether the expected key is still indexed at that unit (resolveStaleWaiter does).
+     * R4 ("another slice was published over it"). In the shrunk replay the promoted bytes are still
+     * the old key's (the new store has not written yet), but L1 now indexes a unit whose L2 slot
+     * belongs to another key; runs stop at this first violation, so whether wrong bytes can follow
+     * is not established. The staleness test at promotion completion checks for a resident slice and
+     * a newer store epoch, not whether the expected key is still indexed at that unit (as
+     * resolveStaleWaiter does).
      */
     F1_OUTDATED_PROMOTION_PUBLISHED_OVER_HELD_UNIT("replays/F1-outdated-promotion-published.json") {
         @Override

@@ -68,7 +68,7 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
             // A load cancelled during its GPU copy, then a store that needs the memory.
             case "R8" -> new Profile("R8", store, r(1, 1), r(1, 2), r(2, 8), r(2, 4), r(1, 1), r(2, 4), r(0, 0), new int[] {8, 5, 1, 5, 4, 4, 0}, false, 0, 6, 40);
             // A batch of reads with one failure, cancelled while the others are in flight.
-            case "R9" -> new Profile("R9", store, r(1, 1), r(2, 6), r(4, 10), r(1, 3), r(2, 4), r(2, 4), r(0, 0), new int[] {8, 4, 4, 2, 4, 4, 0}, false, 30, 6, 40);
+            case "R9" -> new Profile("R9", store, r(1, 1), r(2, 4), r(4, 8), r(1, 2), r(2, 3), r(1, 2), r(0, 0), new int[] {8, 4, 4, 1, 5, 4, 0}, false, 10, 6, 40);
             // Preemption with saves still queued.
             case "R10" -> new Profile("R10", store, r(1, 2), r(1, 4), r(2, 10), r(2, 6), r(1, 4), r(2, 4), r(0, 0), new int[] {8, 1, 1, 1, 1, 5, 4}, false, 0, 6, 40);
             // Old stores for slots the ring re-allocated.
