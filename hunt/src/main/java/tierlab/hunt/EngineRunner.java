@@ -77,10 +77,10 @@ final class EngineRunner {
     }
 
     private boolean arrive(Step.Arrive step) {
-        List<BlockKey> chain = chains.get(step.chain() % config.chainCount());
+        List<BlockKey> chain = chains.get(Math.floorMod(step.chain(), config.chainCount()));
         int blocks = 1 + Math.floorMod(step.blocks() - 1, config.chainBlocks());
         long id = submitted.size() + 1;
-        long promptTokens = (long) blocks * HuntConfig.BLOCK_TOKENS + step.extraTokens() % HuntConfig.BLOCK_TOKENS;
+        long promptTokens = (long) blocks * HuntConfig.BLOCK_TOKENS + Math.floorMod(step.extraTokens(), HuntConfig.BLOCK_TOKENS);
         scheduler.submit(new RequestSpec(id, nowNs, promptTokens, 1 + Math.floorMod(step.outputTokens(), 4),
                 chain.subList(0, blocks)), nowNs);
         submitted.add(id);

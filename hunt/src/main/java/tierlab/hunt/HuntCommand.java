@@ -149,7 +149,8 @@ public final class HuntCommand implements Callable<Integer> {
         long elapsedNs = System.nanoTime() - startNs;
         stdout().println("hunt finished:");
         report(progress, findings.size(), elapsedNs);
-        stdout().printf("  rounds %d, known findings seen %d (%s)%n", round, progress.knownFindings, List.of(KnownFinding.values()));
+        stdout().printf("  rounds %d; schedules matching a known open finding (not counted as failures): %d %s%n", round,
+                progress.knownFindings, progress.knownFindingCounts);
         for (Finding found : findings) {
             stdout().printf("  failing: %s seed %d, %s, shrunk %d -> %d steps%n", found.target(), found.seed(),
                     found.violation().check(), found.original().length(), found.shrunk().length());

@@ -42,8 +42,24 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
 
     public HuntConfig {
         knownBugs = knownBugs == null ? Set.of() : Set.copyOf(knownBugs);
-        if (sharedPrefixBlocks >= chainBlocks) {
+        if (level == null) {
+            throw new IllegalArgumentException("level must be STORE or ENGINE");
+        }
+        positive("tp", tp);
+        positive("l1Blocks", l1Blocks);
+        positive("l2Slots", l2Slots);
+        positive("chainCount", chainCount);
+        positive("chainBlocks", chainBlocks);
+        positive("readers", readers);
+        positive("maxNumSeqs", maxNumSeqs);
+        if (sharedPrefixBlocks < 0 || sharedPrefixBlocks >= chainBlocks) {
             throw new IllegalArgumentException("sharedPrefixBlocks " + sharedPrefixBlocks + " must be below chainBlocks " + chainBlocks);
+        }
+    }
+
+    private static void positive(String field, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(field + " must be positive, was " + value);
         }
     }
 

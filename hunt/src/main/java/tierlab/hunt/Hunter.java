@@ -26,14 +26,18 @@ public final class Hunter {
         public volatile long schedules;
         public volatile long steps;
         public volatile long knownFindings;
+        /** Instances of each known finding seen (one count per failing schedule, before shrinking). */
+        public final java.util.EnumMap<KnownFinding, Long> knownFindingCounts = new java.util.EnumMap<>(KnownFinding.class);
     }
 
     /** Counts every violation except instances of a {@link KnownFinding} (which only a fixed model can match). */
     public static BiPredicate<Schedule, RunResult> exceptKnownFindings(Progress progress) {
         return (schedule, result) -> {
-            if (KnownFinding.match(schedule, result).isPresent()) {
+            Optional<KnownFinding> known = KnownFinding.match(schedule, result);
+            if (known.isPresent()) {
                 if (progress != null) {
                     progress.knownFindings++;
+                    progress.knownFindingCounts.merge(known.get(), 1L, Long::sum);
                 }
                 return false;
             }

@@ -102,10 +102,10 @@ final class StoreRunner {
     private boolean apply(Step step) {
         return switch (step) {
             case Step.Lookup lookup -> lookup(lookup);
-            case Step.Acquire acquire -> acquire(acquire.reader() % config.readers());
-            case Step.Load load -> load(load.reader() % config.readers());
-            case Step.Release release -> release(release.reader() % config.readers());
-            case Step.Save save -> save(save.chain() % config.chainCount(), 1 + (save.blocks() - 1) % config.chainBlocks());
+            case Step.Acquire acquire -> acquire(Math.floorMod(acquire.reader(), config.readers()));
+            case Step.Load load -> load(Math.floorMod(load.reader(), config.readers()));
+            case Step.Release release -> release(Math.floorMod(release.reader(), config.readers()));
+            case Step.Save save -> save(Math.floorMod(save.chain(), config.chainCount()), 1 + Math.floorMod(save.blocks() - 1, config.chainBlocks()));
             case Step.Preempt preempt -> preempt(preempt.target());
             case Step.Complete complete -> complete(complete.pick(), complete.ok());
             case Step.Arrive arrive -> false;
@@ -117,15 +117,15 @@ final class StoreRunner {
     }
 
     private boolean lookup(Step.Lookup step) {
-        int reader = step.reader() % config.readers();
+        int reader = Math.floorMod(step.reader(), config.readers());
         long id = readerId(reader);
         if (store.hasLease(id)) {
             // The engine never looks a request up again while it holds a lease; neither does the hunt.
             return false;
         }
-        List<BlockKey> chain = chains.get(step.chain() % config.chainCount());
+        List<BlockKey> chain = chains.get(Math.floorMod(step.chain(), config.chainCount()));
         int blocks = 1 + Math.floorMod(step.blocks() - 1, config.chainBlocks());
-        lastLookup[reader] = lookupAndCompare(id, chain, blocks, step.extraTokens() % HuntConfig.BLOCK_TOKENS);
+        lastLookup[reader] = lookupAndCompare(id, chain, blocks, Math.floorMod(step.extraTokens(), HuntConfig.BLOCK_TOKENS));
         return true;
     }
 
@@ -245,7 +245,7 @@ final class StoreRunner {
         if (writers.isEmpty()) {
             return false;
         }
-        Writer writer = writers.get(target % writers.size());
+        Writer writer = writers.get(Math.floorMod(target, writers.size()));
         boolean copying = store.cancelSaves(writer.id, nowNs);
         ref.cancel(writer.id);
         if (copying) {

@@ -58,6 +58,17 @@ class HuntCommandTest {
     }
 
     @Test
+    void aReplayFileWithABadConfigurationNamesTheField() throws IOException {
+        Path file = dir.resolve("bad.json");
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream("replays/R1-stale-promotion.json")) {
+            Files.writeString(file, new String(in.readAllBytes()).replace("\"chainCount\" : 3", "\"chainCount\" : 0"));
+        }
+        Run run = run("--replay", file.toString());
+        assertEquals(2, run.exitCode(), run.out());
+        assertTrue(run.err().contains("bad.json") && run.err().contains("chainCount must be positive"), run.err());
+    }
+
+    @Test
     void aShortHuntWithASwitchOffFindsItAndWritesAReplayableFile() throws IOException {
         Path out = dir.resolve("out");
         Run run = run("--minutes", "0.02", "--ablate", "R12", "--seed", "7", "--out", out.toString());
