@@ -20,8 +20,9 @@ public enum KnownFinding {
      * while another lease still holds the old slice of that unit: {@code checkInvariants()} reports
      * R4 ("another slice was published over it"). In the shrunk replay the promoted bytes are still
      * the old key's (the new store has not written yet), but L1 now indexes a unit whose L2 slot
-     * belongs to another key; runs stop at this first violation, so whether wrong bytes can follow
-     * is not established. The staleness test at promotion completion checks for a resident slice and
+     * belongs to another key. Runs stop at this first violation; a diagnostic run that let the R4
+     * check pass and went on (100,000 schedules of five store profiles, 96 with this violation)
+     * found no later wrong byte, reference disagreement or leftover in any of them. The staleness test at promotion completion checks for a resident slice and
      * a newer store epoch, not whether the expected key is still indexed at that unit (as
      * resolveStaleWaiter does).
      */
