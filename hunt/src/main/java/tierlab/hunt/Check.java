@@ -1,0 +1,35 @@
+package tierlab.hunt;
+
+/**
+ * What a run checks. The invariants of TIERED_STORE.md section 5, the two race-specific checks
+ * that {@code checkInvariants()} reports by race id, the agreement with the reference model, and
+ * a bucket for anything else the model rejects (an exception where a value was expected).
+ */
+public enum Check {
+    I1, I2, I3, I4, I5, I6, I7, I8, I9, I10, I11,
+    /** A store published over a range a lease still holds (reported by checkInvariants as R4). */
+    R4,
+    /** Two promotions of one unit in flight (reported by checkInvariants as R6). */
+    R6,
+    /** A staging copy read GPU blocks that held other KV than its request expected (R10). */
+    STAGING,
+    /** The model and the reference model disagree on an observable result. */
+    REFERENCE,
+    /** The model threw where the schedule expected a value, or broke its own bookkeeping. */
+    MODEL_ERROR;
+
+    /** Classifies a checkInvariants() message by the rule id it starts with. */
+    static Check ofInvariantMessage(String message) {
+        if (message != null) {
+            int colon = message.indexOf(':');
+            if (colon > 0 && colon <= 3) {
+                try {
+                    return valueOf(message.substring(0, colon));
+                } catch (IllegalArgumentException notAnId) {
+                    return MODEL_ERROR;
+                }
+            }
+        }
+        return MODEL_ERROR;
+    }
+}

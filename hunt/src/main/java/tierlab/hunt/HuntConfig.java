@@ -1,0 +1,108 @@
+package tierlab.hunt;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import tierlab.model.KnownBug;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.geometry.ModelShape;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.StoreSettings;
+
+/**
+ * Everything a schedule runs against besides its steps: the store's configuration, the key space
+ * and, for engine-level schedules, the scheduler's limits. Small on purpose: L1 of a few blocks and
+ * an L2 ring of a few slots make evictions, slot re-use and lease contention happen in a handful
+ * of steps.
+ *
+ * @param level              STORE drives {@code TieredStore} call by call; ENGINE drives the scheduler
+ * @param tp                 tensor-parallel lanes per block (1 or 2)
+ * @param l1Blocks           L1 capacity in lanes of one block (so {@code l1Blocks × laneBytes} bytes)
+ * @param l2Slots            L2 ring size in slots
+ * @param chainCount         prompts in the key space; few means collisions, many means evictions
+ * @param chainBlocks        full blocks per prompt chain
+ * @param sharedPrefixBlocks blocks every chain shares with chain 0 (prefix sharing)
+ * @param readers            request slots that look up, acquire, load and release (store level)
+ * @param prefetchMaxRequests engine level: the prefetch bound (0 disables prefetch)
+ * @param maxNumSeqs         engine level: concurrent requests
+ * @param gpuKvBlocks        engine level: GPU KV blocks
+ * @param knownBugs          ablation switches (empty: the fixed model)
+ */
+public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
+                         double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
+                         int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
+                         int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs) {
+
+    public enum Level { STORE, ENGINE }
+
+    /** 512 B per token and 16-token blocks: 8 KiB blocks keep real-byte runs small. */
+    public static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
+    public static final int BLOCK_TOKENS = 16;
+
+    public HuntConfig {
+        knownBugs = knownBugs == null ? Set.of() : Set.copyOf(knownBugs);
+        if (level == null) {
+            throw new IllegalArgumentException("level must be STORE or ENGINE");
+        }
+        positive("tp", tp);
+        positive("l1Blocks", l1Blocks);
+        positive("l2Slots", l2Slots);
+        positive("chainCount", chainCount);
+        positive("chainBlocks", chainBlocks);
+        positive("readers", readers);
+        positive("maxNumSeqs", maxNumSeqs);
+        if (sharedPrefixBlocks < 0 || sharedPrefixBlocks >= chainBlocks) {
+            throw new IllegalArgumentException("sharedPrefixBlocks " + sharedPrefixBlocks + " must be below chainBlocks " + chainBlocks);
+        }
+    }
+
+    private static void positive(String field, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(field + " must be positive, was " + value);
+        }
+    }
+
+    public Geometry geometry() {
+        return new Geometry(TINY, BLOCK_TOKENS, tp);
+    }
+
+    public long laneBytes() {
+        return geometry().laneBytes();
+    }
+
+    public StoreSettings storeSettings() {
+        Geometry geometry = geometry();
+        return new StoreSettings(geometry, l1Blocks * geometry.laneBytes(), (long) l2Slots * geometry.blockBytes(), policy,
+                4, promotionsAsHeadroom, headroomFraction, ringCount, batchL2Reads, 64 * StoreSettings.MIB, stagingSlots,
+                contiguousStaging, knownBugs, null);
+    }
+
+    public SchedulerSettings schedulerSettings() {
+        return new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false);
+    }
+
+    public HuntConfig withKnownBugs(Set<KnownBug> bugs) {
+        return new HuntConfig(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots,
+                contiguousStaging, batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers,
+                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs);
+    }
+
+    /** The prompt chains: chain c shares its first {@code sharedPrefixBlocks} keys with chain 0. */
+    public List<List<BlockKey>> chains() {
+        List<List<BlockKey>> chains = new ArrayList<>();
+        for (int c = 0; c < chainCount; c++) {
+            List<BlockKey> chain = new ArrayList<>();
+            if (c > 0) {
+                chain.addAll(chains.get(0).subList(0, sharedPrefixBlocks));
+            }
+            BlockKey parent = chain.isEmpty() ? BlockKey.ROOT : chain.get(chain.size() - 1);
+            while (chain.size() < chainBlocks) {
+                parent = BlockKey.fromTraceId(parent, 7_000 + c, chain.size());
+                chain.add(parent);
+            }
+            chains.add(List.copyOf(chain));
+        }
+        return chains;
+    }
+}

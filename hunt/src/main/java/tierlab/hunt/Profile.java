@@ -1,0 +1,83 @@
+package tierlab.hunt;
+
+/**
+ * The shape of the schedules a generator draws for one target: ranges for the configuration and
+ * the relative weights of the step kinds. {@code swarm} re-draws every weight per schedule (some to
+ * zero), so different schedules stress different mixes of operations; targeted profiles keep the
+ * weights near the mix that reaches their race and only jitter them.
+ *
+ * <p>Weights, in order: complete, lookup, acquire, load, release, save, preempt (store level), or
+ * complete, arrive, preempt (engine level). {@code failPercent} is the largest share of completions
+ * delivered as failures.
+ */
+public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
+                      int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
+                      int minSteps, int maxSteps, boolean ampleGpuBlocks) {
+
+    /** Without {@code ampleGpuBlocks}: GPU KV blocks from just enough for one request to a few more. */
+    public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
+                   int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
+                   int minSteps, int maxSteps) {
+        this(name, level, tp, l1Blocks, l2Slots, chainCount, chainBlocks, readers, prefetchMaxRequests, weights, swarm,
+                failPercent, minSteps, maxSteps, false);
+    }
+
+    /**
+     * Liveness (I10) under lease churn: engine level, frequent preemptions and failed I/O, a bounded
+     * number of arrivals, and GPU KV blocks for every admitted request at once, so that progress
+     * depends on the store's leases, reservations and waits (not on GPU-block pressure, where the
+     * scheduler's recompute preemption has its own open finding, {@link KnownFinding#F2_PREEMPTION_LIVELOCK}).
+     */
+    public static Profile liveness() {
+        return new Profile("liveness", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12), r(1, 8), r(1, 4), r(2, 4), r(0, 3),
+                new int[] {10, 3, 3}, true, 30, 4, 60, true);
+    }
+
+    static int[] r(int from, int to) {
+        return new int[] {from, to};
+    }
+
+    static final int[] STORE_MIX = {10, 4, 3, 3, 3, 4, 1};
+    static final int[] ENGINE_MIX = {12, 3, 1};
+
+    /** Everything at once: swarm weights, both key-space shapes (few chains collide, many evict). */
+    public static Profile swarm(HuntConfig.Level level) {
+        return level == HuntConfig.Level.STORE
+                ? new Profile("swarm-store", level, r(1, 2), r(2, 8), r(2, 12), r(1, 16), r(1, 4), r(2, 4), r(0, 0), STORE_MIX, true, 25, 4, 70)
+                : new Profile("swarm-engine", level, r(1, 2), r(2, 10), r(2, 16), r(1, 12), r(1, 4), r(2, 4), r(0, 3), ENGINE_MIX, true, 20, 4, 70);
+    }
+
+    /** The profile whose schedules reach a race's interleaving: tight L1 and L2 so slots and slices are reused fast. */
+    public static Profile forRace(String raceId) {
+        HuntConfig.Level store = HuntConfig.Level.STORE;
+        return switch (raceId) {
+            // An outdated lookup acquired after the ring gave its slot to a newer store.
+            case "R1" -> new Profile("R1", store, r(1, 1), r(1, 2), r(1, 3), r(2, 4), r(1, 1), r(1, 1), r(0, 0), new int[] {6, 4, 4, 2, 1, 5, 0}, false, 0, 10, 60);
+            // Evictions while writes are pending: one-block L1, many saves.
+            case "R2" -> new Profile("R2", store, r(1, 1), r(1, 3), r(2, 6), r(2, 6), r(1, 2), r(2, 4), r(0, 0), new int[] {8, 3, 2, 2, 2, 5, 0}, false, 0, 6, 40);
+            // Two writes to one range: the ring reuses a slot while its previous write is in flight.
+            case "R3" -> new Profile("R3", store, r(1, 1), r(2, 4), r(1, 3), r(2, 6), r(1, 2), r(2, 4), r(0, 0), new int[] {8, 1, 1, 1, 1, 6, 0}, false, 0, 6, 40);
+            // A lease on a range that a newer store targets.
+            case "R4" -> new Profile("R4", store, r(1, 1), r(2, 6), r(1, 3), r(2, 5), r(1, 2), r(2, 4), r(0, 0), new int[] {8, 5, 2, 2, 2, 5, 0}, false, 0, 6, 40);
+            // Leases that together exceed L1.
+            case "R5" -> new Profile("R5", store, r(1, 2), r(2, 4), r(4, 10), r(1, 3), r(2, 4), r(2, 4), r(0, 0), new int[] {6, 5, 5, 1, 1, 4, 0}, false, 0, 6, 40);
+            // Two prefetches of one range.
+            case "R6" -> new Profile("R6", store, r(1, 1), r(2, 6), r(2, 8), r(1, 3), r(1, 3), r(2, 4), r(0, 0), new int[] {6, 5, 5, 1, 1, 3, 0}, false, 0, 6, 40);
+            // Failed and cancelled promotions.
+            case "R7" -> new Profile("R7", store, r(1, 1), r(2, 6), r(2, 8), r(1, 3), r(1, 3), r(2, 4), r(0, 0), new int[] {8, 4, 4, 1, 3, 3, 0}, false, 40, 6, 40);
+            // A load cancelled during its GPU copy, then a store that needs the memory.
+            case "R8" -> new Profile("R8", store, r(1, 1), r(1, 2), r(2, 8), r(2, 4), r(1, 1), r(2, 4), r(0, 0), new int[] {8, 5, 1, 5, 4, 4, 0}, false, 0, 6, 40);
+            // A batch of reads with one failure, cancelled while the others are in flight.
+            case "R9" -> new Profile("R9", store, r(1, 1), r(2, 4), r(4, 8), r(1, 2), r(2, 3), r(1, 2), r(0, 0), new int[] {8, 4, 4, 1, 5, 4, 0}, false, 10, 6, 40);
+            // Preemption with saves still queued.
+            case "R10" -> new Profile("R10", store, r(1, 2), r(1, 4), r(2, 10), r(2, 6), r(1, 4), r(2, 4), r(0, 0), new int[] {8, 1, 1, 1, 1, 5, 4}, false, 0, 6, 40);
+            // Old stores for slots the ring re-allocated.
+            case "R11" -> new Profile("R11", store, r(1, 1), r(1, 4), r(1, 3), r(2, 6), r(1, 3), r(2, 4), r(0, 0), new int[] {8, 3, 2, 2, 2, 6, 0}, false, 0, 6, 40);
+            // tp = 2: one lane committed, the other not yet.
+            case "R12" -> new Profile("R12", store, r(2, 2), r(2, 8), r(2, 8), r(1, 4), r(1, 3), r(2, 4), r(0, 0), new int[] {8, 5, 2, 2, 2, 4, 0}, false, 0, 6, 40);
+            // More mixed/l2 requests than the prefetch bound, at engine level.
+            case "R13" -> new Profile("R13", HuntConfig.Level.ENGINE, r(1, 1), r(2, 8), r(4, 16), r(1, 4), r(1, 4), r(2, 4), r(1, 2), new int[] {10, 5, 0}, false, 0, 6, 50);
+            default -> throw new IllegalArgumentException("unknown race " + raceId + " (R1..R13)");
+        };
+    }
+}

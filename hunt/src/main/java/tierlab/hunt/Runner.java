@@ -1,0 +1,34 @@
+package tierlab.hunt;
+
+/** Runs a schedule at its level and returns the first violation, if any. Deterministic: no clock, no randomness. */
+public final class Runner {
+    private Runner() {}
+
+    public static RunResult run(Schedule schedule) {
+        return run(schedule, 0);
+    }
+
+    /** @param keepTraceEvents how many recent decisions to keep for a failure report (0: none) */
+    public static RunResult run(Schedule schedule, int keepTraceEvents) {
+        return switch (schedule.config().level()) {
+            case STORE -> new StoreRunner(schedule, keepTraceEvents).run();
+            case ENGINE -> new EngineRunner(schedule, keepTraceEvents).run();
+        };
+    }
+
+    /** The last decisions of a run, for a failure report. */
+    public static java.util.List<String> recentDecisions(Schedule schedule, int keep) {
+        return switch (schedule.config().level()) {
+            case STORE -> {
+                StoreRunner runner = new StoreRunner(schedule, keep);
+                runner.run();
+                yield runner.trace.recent();
+            }
+            case ENGINE -> {
+                EngineRunner runner = new EngineRunner(schedule, keep);
+                runner.run();
+                yield runner.trace.recent();
+            }
+        };
+    }
+}

@@ -1,0 +1,86 @@
+package tierlab.hunt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Saved failing schedules replay exactly: same check at the same step, every time, from the file alone. */
+class ReplayFileTest {
+    @TempDir
+    Path dir;
+
+    static ReplayFile resource(String name) throws IOException {
+        try (InputStream in = ReplayFileTest.class.getClassLoader().getResourceAsStream(name)) {
+            return ReplayFile.read(in, name);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"replays/R1-stale-promotion.json", "replays/R8-borrowed-slice.json"})
+    void aSavedAblationFailureReplaysExactly(String name) throws IOException {
+        ReplayFile saved = resource(name);
+        assertFalse(saved.schedule().config().knownBugs().isEmpty(), "an ablation replay carries its switch");
+        RunResult first = saved.replay();
+        RunResult second = saved.replay();
+        assertEquals(saved.check(), first.violation().check(), first.violation().toString());
+        assertEquals(saved.stepIndex(), first.violation().stepIndex());
+        assertEquals(first, second, "deterministic: the same violation and decision trace hash");
+        assertTrue(saved.reproduces());
+    }
+
+    @Test
+    void theR1ReplayFailsOnlyWithItsSwitch() throws IOException {
+        ReplayFile saved = resource("replays/R1-stale-promotion.json");
+        Schedule fixed = new Schedule(saved.schedule().config().withKnownBugs(java.util.Set.of()), saved.schedule().steps());
+        RunResult result = Runner.run(fixed);
+        assertTrue(result.passed(), "with the fix the same schedule holds: " + result.violation());
+        assertEquals(Check.I6, saved.check());
+    }
+
+    @ParameterizedTest
+    @EnumSource(KnownFinding.class)
+    void everyKnownFindingStillReproducesFromItsFile(KnownFinding finding) throws IOException {
+        ReplayFile saved = finding.replay(getClass().getClassLoader());
+        assertTrue(saved.schedule().config().knownBugs().isEmpty(), "a known finding is in the fixed model");
+        RunResult result = saved.replay();
+        assertFalse(result.passed(), finding + " passes now: fixed? then remove it from KnownFinding");
+        assertEquals(Optional.of(finding), KnownFinding.match(saved.schedule(), result), result.violation().toString());
+        assertTrue(saved.reproduces());
+    }
+
+    @Test
+    void aReplayFileRoundTripsThroughJson() throws IOException {
+        ReplayFile saved = resource("replays/R8-borrowed-slice.json");
+        Path file = dir.resolve("again.json");
+        saved.write(file);
+        assertEquals(saved, ReplayFile.read(file));
+    }
+
+    @Test
+    void aFileOfAnotherFormatIsRefusedWithItsName() throws IOException {
+        Path file = dir.resolve("future.json");
+        java.nio.file.Files.writeString(file, "{\"format\": 99, \"schedule\": null}");
+        IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ReplayFile.read(file));
+        assertTrue(refused.getMessage().contains("future.json") && refused.getMessage().contains("99"), refused.getMessage());
+    }
+
+    @Test
+    void stepsSerializeWithTheirOperationName() {
+        Schedule schedule = new Schedule(Schedules.tinyStore(List.of()).config(),
+                List.of(new Step.Save(0, 1), new Step.Complete(0, false), new Step.Arrive(1, 2, 3, 1)));
+        String json = new ReplayFile(ReplayFile.FORMAT, "unit", 1, Check.I6, 0, "m", 3, schedule).toJson();
+        assertTrue(json.contains("\"op\" : \"save\"") && json.contains("\"op\" : \"complete\"") && json.contains("\"op\" : \"arrive\""), json);
+    }
+}
