@@ -6,10 +6,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.commons.math3.stat.descriptive.SummaryStatistics;
 import tech.tablesaw.api.BooleanColumn;
@@ -239,9 +237,5 @@ public final class ResultFiles {
         } catch (IOException e) {
             throw new IllegalStateException("a tree of plain values always serialises", e);
         }
-    }
-
-    static Map<String, Object> ordered(Map<String, Object> map) {
-        return new LinkedHashMap<>(map);
     }
 }
