@@ -21,7 +21,7 @@ public final class Metrics {
 
     /** Whole-run metrics in column order (filled by {@link RunResult#runMetrics()}). */
     public static final List<String> RUN = List.of("run.failed", "run.unfinished", "run.leftovers", "run.mismatches",
-            "run.realMatches", "run.realMismatches", "run.simulatedS", "run.events");
+            "run.l2Disagreements", "run.realMatches", "run.realMismatches", "run.simulatedS", "run.events");
 
     private Metrics() {
     }

@@ -189,11 +189,17 @@ public final class RunExecutor {
         if (bytes != null) {
             examples.addAll(bytes.mismatchExamples().stream().limit(3).toList());
         }
+        // I7 at quiescence: L2 units whose bytes are not their key's (a lost or misdirected write that
+        // no later load happened to read). Only meaningful once nothing is in flight.
+        TieredStore store = scheduler.store();
+        long wrongL2 = failure == null ? runtime.ledger().l2Disagreements(store.index().visibleRecords(),
+                store.settings().geometry().tp(), store::unitOffset) : 0;
         Map<String, Double> run = new LinkedHashMap<>();
         run.put("run.failed", failure == null ? 0.0 : 1.0);
         run.put("run.unfinished", (double) (submitted - scheduler.finished().size()));
         run.put("run.leftovers", (double) leftovers.size());
         run.put("run.mismatches", (double) runtime.ledger().mismatches());
+        run.put("run.l2Disagreements", (double) wrongL2);
         run.put("run.realMatches", bytes == null ? 0.0 : bytes.loadMatches());
         run.put("run.realMismatches", bytes == null ? 0.0 : bytes.mismatches());
         run.put("run.simulatedS", runtime.simulator().nowNs() / 1e9);
@@ -248,10 +254,12 @@ public final class RunExecutor {
         run.put("run.unfinished", (double) (submitted - scheduler.finished().size()));
         run.put("run.leftovers", failure == null ? (double) scheduler.store().leftovers().size() : 0.0);
         run.put("run.mismatches", (double) realMismatches);
+        // Live runs have no payload ledger and no virtual clock: these are not measured, not zero.
+        run.put("run.l2Disagreements", Double.NaN);
         run.put("run.realMatches", (double) realMatches);
         run.put("run.realMismatches", (double) realMismatches);
-        run.put("run.simulatedS", 0.0);
-        run.put("run.events", 0.0);
+        run.put("run.simulatedS", Double.NaN);
+        run.put("run.events", Double.NaN);
         return new RunResult(point, metrics, run, List.of(), ttft, hex(trace.hash()), trace.eventCount(), failure,
                 List.copyOf(examples), System.nanoTime() - startNs);
     }
