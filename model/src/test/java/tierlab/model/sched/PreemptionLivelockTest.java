@@ -12,7 +12,7 @@ import tierlab.model.geometry.ModelShape;
 import tierlab.model.store.StoreSettings;
 
 /**
- * Hunt finding F2 (replay {@code hunt/src/test/resources/replays/F2-preemption-livelock.json}):
+ * Hunt finding F2 (replay {@code hunt/src/test/resources/replays/fixed/F2-preemption-livelock.json}):
  * recompute preemption livelock under GPU-block pressure, completions oldest first, no new arrivals.
  *
  * <p>4 GPU KV blocks. P: 30-token prompt, 3 output tokens (2 blocks, a 3rd to decode its last

@@ -14,7 +14,7 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
 
 /**
- * Hunt finding F1 (replay {@code hunt/src/test/resources/replays/F1-outdated-promotion-published.json}):
+ * Hunt finding F1 (replay {@code hunt/src/test/resources/replays/fixed/F1-outdated-promotion-published.json}):
  * a promotion made from an outdated lookup lands after its key has left the L2 index, while the
  * new owner of the slot has not committed yet (it waits for a lease on that very unit). No store
  * epoch has moved and nothing is resident there, so the epoch test alone calls the read fresh;
