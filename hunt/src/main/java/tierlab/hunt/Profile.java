@@ -25,12 +25,21 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
     /**
      * Liveness (I10) under lease churn: engine level, frequent preemptions and failed I/O, a bounded
      * number of arrivals, and GPU KV blocks for every admitted request at once, so that progress
-     * depends on the store's leases, reservations and waits (not on GPU-block pressure, where the
-     * scheduler's recompute preemption has its own open finding, {@link KnownFinding#F2_PREEMPTION_LIVELOCK}).
+     * depends on the store's leases, reservations and waits alone.
      */
     public static Profile liveness() {
         return new Profile("liveness", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12), r(1, 8), r(1, 4), r(2, 4), r(0, 3),
                 new int[] {10, 3, 3}, true, 30, 4, 60, true);
+    }
+
+    /**
+     * The same under GPU-block pressure (from just enough blocks for one request): progress also
+     * depends on the scheduler's recompute preemption, where the hunt found a livelock (F2, fixed;
+     * replay {@code replays/fixed/F2-preemption-livelock.json}).
+     */
+    public static Profile livenessUnderGpuPressure() {
+        return new Profile("liveness-gpu-pressure", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12), r(1, 8), r(1, 4), r(2, 4),
+                r(0, 3), new int[] {10, 3, 3}, true, 30, 4, 60, false);
     }
 
     static int[] r(int from, int to) {

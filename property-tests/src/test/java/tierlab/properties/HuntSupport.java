@@ -26,7 +26,7 @@ final class HuntSupport {
         Optional<Finding> finding = Hunter.hunt(name, profile, bugs, SEED, examples,
                 (schedule, result) -> exceptKnown.test(schedule, result) && counts.test(schedule, result), progress, System::nanoTime);
         System.out.printf("%s: %d schedules, %d steps%s%s%n", name, progress.schedules, progress.steps,
-                progress.knownFindings == 0 ? "" : ", " + progress.knownFindings + " instances of known findings (F1/F2) seen",
+                progress.knownFindings == 0 ? "" : ", " + progress.knownFindings + " instances of known findings " + progress.knownFindingCounts + " seen",
                 finding.map(f -> ", FAILED").orElse(", held"));
         return finding;
     }

@@ -17,9 +17,10 @@ import tierlab.hunt.Profile;
  * new arrivals: every request finishes, every lease, reservation, pending write and borrow is
  * released, and every GPU block is free again, within a bounded number of completions.
  *
- * <p>GPU KV blocks are ample here (see {@link Profile#liveness()}); under GPU-block pressure the
- * scheduler has an open livelock, {@link tierlab.hunt.KnownFinding#F2_PREEMPTION_LIVELOCK}, which this
- * property would otherwise trip over. It is checked strictly: known findings are not excused here.
+ * <p>Once with GPU KV blocks ample (see {@link Profile#liveness()}), so that progress rests on the
+ * store alone, and once under GPU-block pressure ({@link Profile#livenessUnderGpuPressure()}), where
+ * it also rests on recompute preemption (the hunt's F2 livelock, fixed). Both are checked strictly:
+ * every violation fails them.
  */
 class LivenessProperties {
 
@@ -29,6 +30,15 @@ class LivenessProperties {
         Optional<Finding> finding = Hunter.hunt("liveness", Profile.liveness(), Set.of(), HuntSupport.SEED, 1_500,
                 (schedule, result) -> true, progress, System::nanoTime);
         System.out.printf("liveness: %d schedules, %d steps%n", progress.schedules, progress.steps);
+        assertTrue(finding.isEmpty(), () -> HuntSupport.describe(finding.orElseThrow()));
+    }
+
+    @Test
+    void everyRequestFinishesUnderGpuBlockPressure() {
+        Hunter.Progress progress = new Hunter.Progress();
+        Optional<Finding> finding = Hunter.hunt("liveness under GPU-block pressure", Profile.livenessUnderGpuPressure(), Set.of(),
+                HuntSupport.SEED, 1_500, (schedule, result) -> true, progress, System::nanoTime);
+        System.out.printf("liveness under GPU-block pressure: %d schedules, %d steps%n", progress.schedules, progress.steps);
         assertTrue(finding.isEmpty(), () -> HuntSupport.describe(finding.orElseThrow()));
     }
 

@@ -610,8 +610,20 @@ public final class EngineScheduler {
         while (freeGpuBlocks.isEmpty() && cancelNewestPrefetch(nowNs)) {
             // retry with the blocks it gave back
         }
+        // vLLM's order: the most recently scheduled running request goes first, and the request itself
+        // only when nobody newer is left. Unlike vLLM, a victim whose save is still staging frees nothing
+        // now: its blocks come back when the copy lands (R10). Preempting the request itself then
+        // throws its progress away for nothing, and the two can re-create the same state forever
+        // (hunt finding F2: two one-block requests, 4 GPU blocks). So while blocks are on their way
+        // back, the request keeps its blocks and skips this step's decode; the copy that frees them is
+        // in flight and no new one starts meanwhile (every newer request was preempted above), so the
+        // oldest running request is never preempted by its own growth and always makes progress.
         while (freeGpuBlocks.isEmpty()) {
             Request victim = running.get(running.size() - 1);
+            if (victim == request && !gpuBlocksHeldForStaging.isEmpty()) {
+                trace.record("grow-wait-staging", request.spec.requestId(), gpuBlocksHeldForStaging.size());
+                return false;
+            }
             preempt(victim, nowNs);
             if (victim == request) {
                 return false;

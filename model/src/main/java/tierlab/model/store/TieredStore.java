@@ -907,7 +907,11 @@ public final class TieredStore {
         Slice slice = promotion.slice;
         Slice residentNow = residentByUnit.get(promotion.unit);
         long lastStore = lastStoreEpochByUnit[unitIndex(promotion.unit)];
-        boolean stale = residentNow != null || lastStore > promotion.epochBaseline;
+        // The epoch only moves when a store commits. Between the ring evicting a run and the new
+        // owner's commit (which may be waiting for a lease on this very unit), the read returns the
+        // evicted key's bytes with no newer epoch: publishing them would put a slice at a unit that
+        // no longer belongs to that key, over the old slice another lease may still hold (R4).
+        boolean stale = residentNow != null || lastStore > promotion.epochBaseline || !everyWaiterIndexed(promotion);
         if (stale && !settings.has(KnownBug.R1_PUBLISH_STALE_PROMOTION)) {
             count(StoreCounter.PROMOTIONS_STALE, 1);
             trace.record("promotion-stale", promotion.promotionId, lastStore, promotion.epochBaseline);
@@ -934,6 +938,16 @@ public final class TieredStore {
         for (LeaseUnit waiter : promotion.waiters) {
             reportAcquireIfDone(waiter.lease);
         }
+    }
+
+    /** True while the key every waiter expects is still visible in the L2 index at the promotion's unit. */
+    private boolean everyWaiterIndexed(Promotion promotion) {
+        for (LeaseUnit waiter : promotion.waiters) {
+            if (!indexed(waiter.expected, promotion.unit)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean indexed(Content expected, long unit) {
