@@ -88,6 +88,10 @@ public final class Aggregates {
         if (value instanceof Double number && number == Math.rint(number) && !Double.isInfinite(number)) {
             return Long.toString(number.longValue());
         }
+        if (value instanceof Double number && !number.isNaN() && !number.isInfinite()) {
+            // 0.000305, not 3.05E-4: sizes in GiB of tiny test stores are read by people.
+            return new java.math.BigDecimal(Double.toString(number)).stripTrailingZeros().toPlainString();
+        }
         if (value instanceof String text && text.isEmpty()) {
             return "none";
         }

@@ -12,6 +12,9 @@ import tierlab.sim.workload.SyntheticSettings;
  * of the wrong type. Sizes carry their unit in the field name.
  *
  * @param name             the output folder's name under {@code out/}; lower-case letters, digits, dashes
+ * @param label            a free name for a group of settings, usually swept alongside them
+ *                         ({@code label: [moderate]} in one grid, {@code [stress]} in another) so charts
+ *                         and tables can tell the groups apart; it changes nothing in a run
  * @param kind             {@code simulation} (default) or {@code calibration} (E5: measure the drive, fit a profile)
  * @param mode             {@code sim} (default), {@code hybrid} or {@code live}
  * @param seeds            one run per seed per sweep point [42]
@@ -23,7 +26,7 @@ import tierlab.sim.workload.SyntheticSettings;
  * @param checkInvariants  call every structure's {@code checkInvariants()} after each step (slow) [false];
  *                         they are always checked once at the end of a run
  */
-public record ExperimentFile(String name, String description, String kind, String mode, List<Long> seeds,
+public record ExperimentFile(String name, String description, String label, String kind, String mode, List<Long> seeds,
                              WorkloadSection workload, StoreSection store, SchedulerSection scheduler, String device,
                              FaultSection faults, JsonNode sweep,
                              List<ChartSection> charts, ReferenceSection reference, Double sampleIntervalMs,

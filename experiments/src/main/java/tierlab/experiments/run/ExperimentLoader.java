@@ -160,10 +160,19 @@ public final class ExperimentLoader {
             if (!kind.equals("simulation")) {
                 continue;
             }
+            // Every axis of the union gets a column in every run: a cell that does not sweep a deep axis
+            // (say workload.synthetic.outputTokens) shows the file's value there.
+            Map<String, JsonNode> columns = new LinkedHashMap<>();
+            for (String axis : axes) {
+                JsonNode value = cell.containsKey(axis) ? cell.get(axis) : at(copy, axis);
+                if (value != null) {
+                    columns.put(axis, value);
+                }
+            }
             for (long seed : seeds) {
                 RunConfig config;
                 try {
-                    config = resolve(pointSpec, seed, folder, cell);
+                    config = resolve(pointSpec, seed, folder, columns);
                 } catch (IllegalArgumentException e) {
                     throw new CommandException(file + ": " + (where == null ? "" : where + ": ") + e.getMessage(), e);
                 }
@@ -434,6 +443,18 @@ public final class ExperimentLoader {
         return label.append('}').toString();
     }
 
+    /** The node at a dotted path, or null. */
+    private static JsonNode at(JsonNode root, String path) {
+        JsonNode node = root;
+        for (String part : path.split("\\.")) {
+            if (node == null || !node.isObject()) {
+                return null;
+            }
+            node = node.get(part);
+        }
+        return node;
+    }
+
     /** Sets a dotted path in the tree, creating sections on the way. */
     private static void set(Path file, ObjectNode root, String path, JsonNode value) {
         String[] parts = path.split("\\.", -1);
@@ -465,6 +486,9 @@ public final class ExperimentLoader {
         String mode = spec.mode() == null ? "sim" : spec.mode();
         if (!MODES.contains(mode)) {
             throw new IllegalArgumentException("mode: unknown mode '" + mode + "' (known: " + String.join(", ", MODES) + ")");
+        }
+        if (spec.label() != null) {
+            parameters.put("label", spec.label());
         }
         parameters.put("mode", mode);
         parameters.put("seed", seed);
@@ -557,7 +581,11 @@ public final class ExperimentLoader {
         FaultSettings faults = faults(spec.faults());
         parameters.put("faults.readErrorProbability", faults.readErrorProbability());
         parameters.put("faults.writeErrorProbability", faults.writeErrorProbability());
+        parameters.put("faults.shortReadProbability", faults.shortReadProbability());
+        parameters.put("faults.latencySpikeProbability", faults.latencySpikeProbability());
+        parameters.put("faults.latencySpikeMs", faults.latencySpikeNs() / 1e6);
         parameters.put("faults.reorderWindowMs", faults.reorderWindowNs() / 1e6);
+        parameters.put("faults.stuckProbability", faults.stuckProbability());
         double sampleMs = positive("sampleIntervalMs", or(spec.sampleIntervalMs(), 100.0));
         // Axes deeper than the fixed columns (say workload.synthetic.arrivals.ratePerSecond) get a column too.
         cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
