@@ -3,6 +3,7 @@ package tierlab.model.io;
 import java.util.ArrayList;
 import java.util.List;
 import tierlab.model.io.IoOp.Content;
+import tierlab.model.util.LongMap;
 
 /**
  * Follows payload identity through every copy without moving bytes: which block lane's KV sits
@@ -12,7 +13,7 @@ import tierlab.model.io.IoOp.Content;
  * live mode, but at simulation speed.
  *
  * <p>Contents are looked up by position only; no map is iterated to decide anything. The maps
- * are primitive-keyed ({@link LongContentMap}): the ledger updates one entry per lane of every copy,
+ * are primitive-keyed ({@link LongMap}): the ledger updates one entry per lane of every copy,
  * and L2 offsets, multiples of a large power of two, would crowd a few buckets of a
  * {@code HashMap<Long, Content>}.
  */
@@ -20,10 +21,10 @@ public final class PayloadLedger {
 
     private final long laneBytes;
     private final int tp;
-    private final LongContentMap l1ByOffset = new LongContentMap();
-    private final LongContentMap l2ByOffset = new LongContentMap();
+    private final LongMap<Content> l1ByOffset = new LongMap<>();
+    private final LongMap<Content> l2ByOffset = new LongMap<>();
     /** Keyed by {@link #gpuLane}. */
-    private final LongContentMap gpuByBlockLane = new LongContentMap();
+    private final LongMap<Content> gpuByBlockLane = new LongMap<>();
     private long loadMatches;
     private long loadMismatches;
     private long stagingMismatches;
@@ -89,7 +90,7 @@ public final class PayloadLedger {
         return gpuBlockId << 5 | lane;
     }
 
-    private static void put(LongContentMap map, long key, Content content) {
+    private static void put(LongMap<Content> map, long key, Content content) {
         if (content == null) {
             map.remove(key);
         } else {

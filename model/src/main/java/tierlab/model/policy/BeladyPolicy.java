@@ -3,6 +3,7 @@ package tierlab.model.policy;
 import java.util.Arrays;
 import java.util.TreeSet;
 import java.util.function.LongPredicate;
+import tierlab.model.util.LongMap;
 
 /**
  * Belady's MIN, the offline optimum: evict the key whose next use lies farthest in the future.
@@ -44,9 +45,9 @@ public final class BeladyPolicy implements ReplacementPolicy {
     }
 
     private final long[] references;
-    private final LongNodeMap<Occurrences> occurrencesByKey = new LongNodeMap<>();
+    private final LongMap<Occurrences> occurrencesByKey = new LongMap<>();
     private final TreeSet<Rank> byNextUse = new TreeSet<>();
-    private final LongNodeMap<Rank> rankByKey = new LongNodeMap<>();
+    private final LongMap<Rank> rankByKey = new LongMap<>();
     /** Index of the next expected reference; equals references.length when the stream is used up. */
     private int cursor;
 

@@ -3,6 +3,7 @@ package tierlab.model.policy;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.LongPredicate;
+import tierlab.model.util.LongMap;
 
 /**
  * Prefix-aware LRU for grouped stores (section 6 of the spec): keys are ordered by
@@ -67,8 +68,8 @@ public final class PrefixLruPolicy implements ReplacementPolicy {
     }
 
     private final TreeSet<Rank> evictionOrder = new TreeSet<>();
-    private final LongNodeMap<Resident> residentsByKey = new LongNodeMap<>();
-    private final LongNodeMap<Group> groupsById = new LongNodeMap<>();
+    private final LongMap<Resident> residentsByKey = new LongMap<>();
+    private final LongMap<Group> groupsById = new LongMap<>();
     private long nextEpoch;
     private long nextInsertionSeq;
 

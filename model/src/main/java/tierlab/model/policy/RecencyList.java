@@ -1,16 +1,17 @@
 package tierlab.model.policy;
 
 import java.util.function.LongPredicate;
+import tierlab.model.util.LongMap;
 
 /**
  * The shared machinery of {@code lru} and {@code bip}: one node per resident key in a
- * {@link LongNodeMap} for lookup, and one {@link KeyList} from least recent (tail) to most recent
+ * {@link LongMap} for lookup, and one {@link KeyList} from least recent (tail) to most recent
  * (head) for every decision. The two policies differ only in where a new key enters the list.
  */
 final class RecencyList {
 
     private final String policyName;
-    private final LongNodeMap<KeyNode> nodesByKey = new LongNodeMap<>();
+    private final LongMap<KeyNode> nodesByKey = new LongMap<>();
     private final KeyList recency;
 
     RecencyList(String policyName) {

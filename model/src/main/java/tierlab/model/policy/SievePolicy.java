@@ -1,6 +1,7 @@
 package tierlab.model.policy;
 
 import java.util.function.LongPredicate;
+import tierlab.model.util.LongMap;
 
 /**
  * SIEVE (Zhang et al., NSDI'24): one FIFO queue, a visited bit per key, and a hand that sweeps from
@@ -21,7 +22,7 @@ public final class SievePolicy implements ReplacementPolicy {
 
     public static final String NAME = "sieve";
 
-    private final LongNodeMap<KeyNode> nodesByKey = new LongNodeMap<>();
+    private final LongMap<KeyNode> nodesByKey = new LongMap<>();
     private final KeyList queue = new KeyList("sieve queue");
     /** Where the next search starts; {@code null} means at the tail. */
     private KeyNode hand;

@@ -1,4 +1,4 @@
-package tierlab.model.policy;
+package tierlab.model.util;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -9,14 +9,14 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-final class LongNodeMapTest {
+final class LongMapTest {
 
     @Test
     void agreesWithHashMapOverRandomInsertsAndRemoves() {
         // Keys are multiples of 2 MiB, like L2 byte offsets, from a small range so that removals
         // happen inside long probe runs and exercise backward-shift deletion.
         SplittableRandom random = new SplittableRandom(3);
-        LongNodeMap<String> map = new LongNodeMap<>();
+        LongMap<String> map = new LongMap<>();
         Map<Long, String> reference = new HashMap<>();
         for (int step = 0; step < 200_000; step++) {
             long key = random.nextLong(2_000) * 2_359_296L;
@@ -36,7 +36,7 @@ final class LongNodeMapTest {
 
     @Test
     void holdsExtremeKeysAndGrowsPastItsFirstTable() {
-        LongNodeMap<Long> map = new LongNodeMap<>();
+        LongMap<Long> map = new LongMap<>();
         Long minimum = Long.MIN_VALUE;
         map.putIfAbsent(Long.MIN_VALUE, minimum);
         map.putIfAbsent(0, 0L);

@@ -1,58 +1,101 @@
-package tierlab.model.io;
+package tierlab.model.util;
 
 import java.util.Objects;
-import tierlab.model.io.IoOp.Content;
 
 /**
- * The ledger's map from a {@code long} position (a byte offset, or a GPU block lane) to the
- * {@link Content} held there: open addressing with linear probing over a power-of-two table, the
- * layout of {@code tierlab.model.policy.LongNodeMap}. It spares the boxed keys and entry objects of
- * {@code HashMap<Long, Content>}, which the ledger touched for every lane of every copy, and its
- * home slot mixes all 64 bits, so offsets that are multiples of a large power of two spread out.
+ * An open-addressing hash map from {@code long} keys to non-null values: the policies find a key's
+ * node with it, the payload ledger a position's content. It avoids the boxing and entry objects of
+ * {@code HashMap<Long, V>}, which matter on the {@code lru} hot path and for every lane of every copy.
  *
- * <p>A {@code null} value marks an empty slot (values are never null); removal uses backward-shift
- * deletion, so there are no tombstones. No iteration is offered: the ledger looks up by position only.
+ * <p>Linear probing over a power-of-two table; a {@code null} value marks an empty slot (so values
+ * are never null); removal uses backward-shift deletion, so there are no tombstones and probe
+ * chains never degrade. The map deliberately offers no iteration: callers take every decision
+ * from their own ordered lists, never from hash order.
  */
-final class LongContentMap {
+public final class LongMap<V> {
 
     private static final int MIN_TABLE_SIZE = 16;
     private static final int MAX_TABLE_SIZE = 1 << 30;
 
     private long[] keys;
-    private Content[] values;
+    private Object[] values;
     private int mask;
     private int size;
     private int growAtSize;
 
-    LongContentMap() {
+    public LongMap() {
         allocate(MIN_TABLE_SIZE);
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
-    /** The content stored at {@code key}, or {@code null}. */
-    Content get(long key) {
+    /** The value stored for {@code key}, or {@code null}. */
+    @SuppressWarnings("unchecked")
+    public V get(long key) {
         int slot = home(key);
         while (true) {
-            Content value = values[slot];
+            Object value = values[slot];
             if (value == null) {
                 return null;
             }
             if (keys[slot] == key) {
-                return value;
+                return (V) value;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /**
+     * Stores {@code value} unless the key is present already; returns the existing value in that
+     * case (and changes nothing), else {@code null}. One probe serves both the check and the insert.
+     */
+    @SuppressWarnings("unchecked")
+    public V putIfAbsent(long key, V value) {
+        Objects.requireNonNull(value, "value");
+        int slot = home(key);
+        while (true) {
+            Object existing = values[slot];
+            if (existing == null) {
+                break;
+            }
+            if (keys[slot] == key) {
+                return (V) existing;
+            }
+            slot = (slot + 1) & mask;
+        }
+        keys[slot] = key;
+        values[slot] = value;
+        if (++size > growAtSize) {
+            grow();
+        }
+        return null;
+    }
+
+    /** Removes the key and returns its value, or {@code null} if it was absent. */
+    @SuppressWarnings("unchecked")
+    public V remove(long key) {
+        int slot = home(key);
+        while (true) {
+            Object value = values[slot];
+            if (value == null) {
+                return null;
+            }
+            if (keys[slot] == key) {
+                deleteAt(slot);
+                return (V) value;
             }
             slot = (slot + 1) & mask;
         }
     }
 
     /** Stores {@code value} at {@code key}, replacing what was there. */
-    void put(long key, Content value) {
+    public void put(long key, V value) {
         Objects.requireNonNull(value, "value");
         int slot = home(key);
         while (true) {
-            Content existing = values[slot];
+            Object existing = values[slot];
             if (existing == null) {
                 break;
             }
@@ -69,23 +112,8 @@ final class LongContentMap {
         }
     }
 
-    /** Removes the key if present. */
-    void remove(long key) {
-        int slot = home(key);
-        while (true) {
-            Content value = values[slot];
-            if (value == null) {
-                return;
-            }
-            if (keys[slot] == key) {
-                deleteAt(slot);
-                return;
-            }
-            slot = (slot + 1) & mask;
-        }
-    }
-
-    void clear() {
+    /** Empties the map (and gives back a large table's memory). */
+    public void clear() {
         allocate(MIN_TABLE_SIZE);
         size = 0;
     }
@@ -116,10 +144,10 @@ final class LongContentMap {
 
     private void grow() {
         if (keys.length >= MAX_TABLE_SIZE) {
-            throw new IllegalStateException("LongContentMap: more than " + growAtSize + " keys");
+            throw new IllegalStateException("LongNodeMap: more than " + growAtSize + " keys");
         }
         long[] oldKeys = keys;
-        Content[] oldValues = values;
+        Object[] oldValues = values;
         allocate(oldKeys.length * 2);
         for (int i = 0; i < oldKeys.length; i++) {
             if (oldValues[i] != null) {
@@ -135,13 +163,17 @@ final class LongContentMap {
 
     private void allocate(int tableSize) {
         keys = new long[tableSize];
-        values = new Content[tableSize];
+        values = new Object[tableSize];
         mask = tableSize - 1;
         // A load factor of 0.6 keeps linear probe runs short while costing far less than chaining.
         growAtSize = (int) ((long) tableSize * 3 / 5);
     }
 
-    /** The home slot: MurmurHash3's 64-bit finaliser (pure arithmetic: the same layout on every run). */
+    /**
+     * The home slot: MurmurHash3's 64-bit finaliser, so keys that differ only in high bits (L2 byte
+     * offsets are multiples of the block size) still spread over the table. Pure arithmetic, so the
+     * layout is the same on every run.
+     */
     private int home(long key) {
         long h = key;
         h ^= h >>> 33;
