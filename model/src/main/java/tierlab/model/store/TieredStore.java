@@ -24,6 +24,7 @@ import tierlab.model.policy.ReplacementPolicy;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
 import tierlab.model.trace.DecisionTrace;
+import tierlab.model.util.LongMap;
 
 /**
  * The control plane of the tiered KV store: which bytes live where, who may touch them, and in
@@ -261,7 +262,8 @@ public final class TieredStore {
     private final Map<Long, Object> inflightByTicket = new HashMap<>();
 
     /** Every live slice by pool offset, for invariant checks and accounting. */
-    private final TreeMap<Long, Slice> slicesByPoolOffset = new TreeMap<>();
+    // Looked up by offset on every allocation and free; ordered only in checkInvariants, which sorts.
+    private final LongMap<Slice> slicesByPoolOffset = new LongMap<>();
     private final EnumMap<Category, Long> bytesByCategory = new EnumMap<>(Category.class);
     /** The L1 index: unit → resident slice. */
     private final DenseUnitMap<Slice> residentByUnit;
@@ -1939,7 +1941,9 @@ public final class TieredStore {
         }
         long previousEnd = -1;
         Map<Slice, int[]> expectedRefs = new HashMap<>();
-        for (Slice slice : slicesByPoolOffset.values()) {
+        List<Slice> slicesInPoolOrder = slicesByPoolOffset.valuesInTableOrder();
+        slicesInPoolOrder.sort(java.util.Comparator.comparingLong(slice -> slice.poolOffset));
+        for (Slice slice : slicesInPoolOrder) {
             if (slice.poolOffset < previousEnd) {
                 throw new IllegalStateException("I1: slices overlap at pool offset " + slice.poolOffset);
             }

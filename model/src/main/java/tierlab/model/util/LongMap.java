@@ -112,6 +112,22 @@ public final class LongMap<V> {
         }
     }
 
+    /**
+     * Every value, in table order: an order that depends on the keys' hashes and the insertion
+     * history, so a caller sorts before it decides anything from it (the store's invariant check
+     * sorts slices by pool offset). Costs a pass over the table; not for hot paths.
+     */
+    @SuppressWarnings("unchecked")
+    public java.util.List<V> valuesInTableOrder() {
+        java.util.List<V> all = new java.util.ArrayList<>(size);
+        for (Object value : values) {
+            if (value != null) {
+                all.add((V) value);
+            }
+        }
+        return all;
+    }
+
     /** Empties the map (and gives back a large table's memory). */
     public void clear() {
         allocate(MIN_TABLE_SIZE);
