@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.StoragePort;
@@ -69,6 +71,22 @@ public final class ClosedLoopRunner {
      * {@code fileBytes} bytes (every offset is below it).
      */
     public static Result run(StoragePort port, BenchCase benchCase, long fileBytes, Duration duration, long seed) {
+        return run(port, benchCase, fileBytes, duration, seed, null);
+    }
+
+    /** A run with the latency of every successful operation, from {@code submit} to completion, in ns. */
+    public record Timed(Result result, Histogram latencies) {}
+
+    /** {@link #run} that also times each operation (the calibration experiment needs the latencies). */
+    public static Timed runTimed(StoragePort port, BenchCase benchCase, long fileBytes, Duration duration, long seed) {
+        // Wait-free recording from any number of completion threads, 3 significant digits.
+        Recorder recorder = new Recorder(3);
+        Result result = run(port, benchCase, fileBytes, duration, seed, recorder);
+        return new Timed(result, recorder.getIntervalHistogram());
+    }
+
+    private static Result run(StoragePort port, BenchCase benchCase, long fileBytes, Duration duration, long seed,
+                              Recorder latencies) {
         Objects.requireNonNull(port, "port");
         Objects.requireNonNull(benchCase, "benchCase");
         int blockBytes = benchCase.blockBytes();
@@ -80,7 +98,7 @@ public final class ClosedLoopRunner {
         if (duration.isNegative() || duration.isZero()) {
             throw new IllegalArgumentException("duration must be positive, was " + duration);
         }
-        Loop loop = new Loop(port, benchCase, blocks, seed);
+        Loop loop = new Loop(port, benchCase, blocks, seed, latencies);
         long startNs = System.nanoTime();
         loop.deadlineNs = startNs + duration.toNanos();
         for (int slot = 0; slot < queueDepth; slot++) {
@@ -114,12 +132,22 @@ public final class ClosedLoopRunner {
         final AtomicLong lastCompletionNs = new AtomicLong();
         final AtomicInteger liveSlots;
         final CountDownLatch drained = new CountDownLatch(1);
+        /** Null when the run is not timed. */
+        final Recorder latencies;
+        /**
+         * When each slot's operation went to {@code submit} (timed runs). A slot has one operation in
+         * flight, and the backend hands the operation from the submitting thread to the completing one
+         * through its concurrent queues, which orders the write before the completion's read.
+         */
+        final long[] submittedAtNsBySlot;
         volatile long deadlineNs;
 
-        Loop(StoragePort port, BenchCase benchCase, long blocks, long seed) {
+        Loop(StoragePort port, BenchCase benchCase, long blocks, long seed, Recorder latencies) {
             this.port = port;
             this.benchCase = benchCase;
             this.blocks = blocks;
+            this.latencies = latencies;
+            this.submittedAtNsBySlot = new long[benchCase.queueDepth()];
             this.liveSlots = new AtomicInteger(benchCase.queueDepth());
             this.randomBySlot = new SplittableRandom[benchCase.queueDepth()];
             SplittableRandom root = new SplittableRandom(seed);
@@ -139,6 +167,9 @@ public final class ClosedLoopRunner {
             IoOp.L2Op op = benchCase.access().write()
                     ? new IoOp.L2Write(ticket, l1Offset, l2Offset, benchCase.blockBytes())
                     : new IoOp.L2Read(ticket, l2Offset, benchCase.blockBytes(), l1Offset, ticket, 1);
+            if (latencies != null) {
+                submittedAtNsBySlot[slot] = System.nanoTime();
+            }
             port.submit(List.of(op), this);
         }
 
@@ -150,9 +181,14 @@ public final class ClosedLoopRunner {
             if (!completion.succeeded()) {
                 errors.increment();
                 firstError.compareAndSet(null, completion.errorName() + " on ticket " + op.ticket() + " (" + op + ")");
-            } else if (nowNs < deadlineNs) {
-                submitNext(slot);
-                return;
+            } else {
+                if (latencies != null) {
+                    latencies.recordValue(Math.max(1, nowNs - submittedAtNsBySlot[slot]));
+                }
+                if (nowNs < deadlineNs) {
+                    submitNext(slot);
+                    return;
+                }
             }
             lastCompletionNs.accumulateAndGet(nowNs, Math::max);
             if (liveSlots.decrementAndGet() == 0) {
