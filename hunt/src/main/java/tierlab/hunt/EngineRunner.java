@@ -5,11 +5,9 @@ import java.util.List;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
-import tierlab.model.io.PayloadLedger;
 import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
 
 /**
  * Applies an engine-level schedule: requests arrive, the scheduler admits, prefetches, loads,
@@ -20,54 +18,37 @@ import tierlab.model.trace.DecisionTrace;
  * with nothing left over within a bounded number of steps (I10), every GPU block must be free
  * again, and every visible L2 unit must hold its key's bytes (I7).
  */
-final class EngineRunner {
+final class EngineRunner extends ScheduleRunner {
     static final int MAX_DRAIN_STEPS = 50_000;
 
-    private final Schedule schedule;
     private final HuntConfig config;
     private final List<List<BlockKey>> chains;
-    final DecisionTrace trace;
     final TieredStore store;
     final EngineScheduler scheduler;
-    final PayloadLedger ledger;
     private final List<IoOp> pending = new ArrayList<>();
     private final List<Long> submitted = new ArrayList<>();
     private long nowNs;
-    private int stepIndex;
 
     EngineRunner(Schedule schedule, int keepTraceEvents) {
-        this.schedule = schedule;
+        super(schedule, keepTraceEvents);
         this.config = schedule.config();
         this.chains = config.chains();
-        this.trace = new DecisionTrace(keepTraceEvents, null);
         this.store = new TieredStore(config.storeSettings(), trace);
         this.scheduler = new EngineScheduler(config.schedulerSettings(), store, trace);
-        this.ledger = new PayloadLedger(config.laneBytes(), config.tp());
     }
 
-    RunResult run() {
-        int applied = 0;
-        int drainSteps = 0;
-        try {
-            for (stepIndex = 0; stepIndex < schedule.steps().size(); stepIndex++) {
-                if (apply(schedule.steps().get(stepIndex))) {
-                    applied++;
-                }
-                settle();
-            }
-            stepIndex = -1;
-            drainSteps = drainAndVerify();
-        } catch (HuntFailure failure) {
-            return new RunResult(new Violation(failure.check, stepIndex, failure.getMessage()), trace.hash(), applied, drainSteps,
-                    ledger.loadMatches(), 0, scheduler.preemptions());
-        } catch (RuntimeException error) {
-            return new RunResult(new Violation(Check.ofInvariantMessage(error.getMessage()), stepIndex, String.valueOf(error)),
-                    trace.hash(), applied, drainSteps, ledger.loadMatches(), 0, scheduler.preemptions());
-        }
-        return new RunResult(null, trace.hash(), applied, drainSteps, ledger.loadMatches(), 0, scheduler.preemptions());
+    @Override
+    int outdatedAcquires() {
+        return 0;
     }
 
-    private boolean apply(Step step) {
+    @Override
+    long enginePreemptions() {
+        return scheduler.preemptions();
+    }
+
+    @Override
+    boolean apply(Step step) {
         return switch (step) {
             case Step.Arrive arrive -> arrive(arrive);
             case Step.Complete complete -> complete(complete.pick(), complete.ok());
@@ -112,7 +93,8 @@ final class EngineRunner {
         scheduler.onCompletion(ok ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"), nowNs);
     }
 
-    private void settle() {
+    @Override
+    void afterStep() {
         scheduler.tick(nowNs);
         pending.addAll(scheduler.drainOps());
         scheduler.checkInvariants();
@@ -124,16 +106,17 @@ final class EngineRunner {
         }
     }
 
-    private int drainAndVerify() {
+    @Override
+    int drainAndVerify() {
         int steps = 0;
-        settle();
+        afterStep();
         while (!pending.isEmpty()) {
             if (++steps > MAX_DRAIN_STEPS) {
                 throw new HuntFailure(Check.I10, "no quiescence after " + MAX_DRAIN_STEPS + " completions; waiting "
                         + scheduler.waitingCount() + ", running " + scheduler.runningCount() + ", left over " + store.leftovers());
             }
             deliver(pending.remove(0), true);
-            settle();
+            afterStep();
         }
         List<Long> finished = scheduler.finishedIds();
         List<Long> unfinished = new ArrayList<>();

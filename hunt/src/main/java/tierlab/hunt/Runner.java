@@ -10,25 +10,20 @@ public final class Runner {
 
     /** @param keepTraceEvents how many recent decisions to keep for a failure report (0: none) */
     public static RunResult run(Schedule schedule, int keepTraceEvents) {
-        return switch (schedule.config().level()) {
-            case STORE -> new StoreRunner(schedule, keepTraceEvents).run();
-            case ENGINE -> new EngineRunner(schedule, keepTraceEvents).run();
-        };
+        return runnerFor(schedule, keepTraceEvents).run();
     }
 
     /** The last decisions of a run, for a failure report. */
     public static java.util.List<String> recentDecisions(Schedule schedule, int keep) {
+        ScheduleRunner runner = runnerFor(schedule, keep);
+        runner.run();
+        return runner.trace.recent();
+    }
+
+    private static ScheduleRunner runnerFor(Schedule schedule, int keepTraceEvents) {
         return switch (schedule.config().level()) {
-            case STORE -> {
-                StoreRunner runner = new StoreRunner(schedule, keep);
-                runner.run();
-                yield runner.trace.recent();
-            }
-            case ENGINE -> {
-                EngineRunner runner = new EngineRunner(schedule, keep);
-                runner.run();
-                yield runner.trace.recent();
-            }
+            case STORE -> new StoreRunner(schedule, keepTraceEvents);
+            case ENGINE -> new EngineRunner(schedule, keepTraceEvents);
         };
     }
 }

@@ -5,7 +5,6 @@ import java.util.List;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
-import tierlab.model.io.PayloadLedger;
 import tierlab.model.l2.L2Index;
 import tierlab.model.l2.L2Ring;
 import tierlab.model.store.LookupResult;
@@ -15,7 +14,6 @@ import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
 import tierlab.model.store.TieredStore.AcquireOutcome;
 import tierlab.model.store.TieredStore.LoadOutcome;
-import tierlab.model.trace.DecisionTrace;
 
 /**
  * Applies a store-level schedule to the real {@link TieredStore} and to the {@link RefStore} side
@@ -25,26 +23,22 @@ import tierlab.model.trace.DecisionTrace;
  * (I8) and load outcomes. After the last step it drains to quiescence (I10), checks the L2 bytes
  * (I7) and reads every chain back through a fresh lookup, acquire and load (I6, I8).
  */
-final class StoreRunner {
+final class StoreRunner extends ScheduleRunner {
     static final long READER_BASE = 1_000;
     static final long READBACK_BASE = 9_000;
     /** GPU blocks reused after a preemption are overwritten with KV of keys no chain contains. */
     static final long JUNK_TRACE_ID = 999_999;
     static final int MAX_DRAIN_STEPS = 20_000;
 
-    private final Schedule schedule;
     private final HuntConfig config;
     private final List<List<BlockKey>> chains;
-    final DecisionTrace trace;
     final TieredStore store;
-    final PayloadLedger ledger;
     private final RefStore ref;
     private final List<IoOp> pending = new ArrayList<>();
     private final LookupResult[] lastLookup;
     private final List<Writer> writers = new ArrayList<>();
     private long nextGpuBlock;
     private long nowNs;
-    private int stepIndex;
     private int outdatedAcquires;
 
     private static final class Writer {
@@ -59,39 +53,31 @@ final class StoreRunner {
     }
 
     StoreRunner(Schedule schedule, int keepTraceEvents) {
-        this.schedule = schedule;
+        super(schedule, keepTraceEvents);
         this.config = schedule.config();
         this.chains = config.chains();
-        this.trace = new DecisionTrace(keepTraceEvents, null);
         this.store = new TieredStore(config.storeSettings(), trace);
-        this.ledger = new PayloadLedger(config.laneBytes(), config.tp());
         this.ref = new RefStore(config);
         this.lastLookup = new LookupResult[config.readers()];
     }
 
-    RunResult run() {
-        int applied = 0;
-        int drainSteps = 0;
-        try {
-            for (stepIndex = 0; stepIndex < schedule.steps().size(); stepIndex++) {
-                if (apply(schedule.steps().get(stepIndex))) {
-                    applied++;
-                }
-                afterStep();
-            }
-            stepIndex = -1;
-            drainSteps = drainAndVerify();
-        } catch (HuntFailure failure) {
-            return new RunResult(new Violation(failure.check, stepIndex, failure.getMessage()), trace.hash(), applied,
-                    drainSteps, ledger.loadMatches(), outdatedAcquires, 0);
-        } catch (RefStore.RefMismatch mismatch) {
-            return new RunResult(new Violation(Check.REFERENCE, stepIndex, mismatch.getMessage()), trace.hash(), applied,
-                    drainSteps, ledger.loadMatches(), outdatedAcquires, 0);
-        } catch (RuntimeException error) {
-            return new RunResult(new Violation(Check.ofInvariantMessage(error.getMessage()), stepIndex, String.valueOf(error)),
-                    trace.hash(), applied, drainSteps, ledger.loadMatches(), outdatedAcquires, 0);
+    @Override
+    int outdatedAcquires() {
+        return outdatedAcquires;
+    }
+
+    @Override
+    long enginePreemptions() {
+        return 0;
+    }
+
+    /** A disagreement with the reference model is a violation of its own kind. */
+    @Override
+    Violation violationOf(RuntimeException error) {
+        if (error instanceof RefStore.RefMismatch mismatch) {
+            return new Violation(Check.REFERENCE, stepIndex, mismatch.getMessage());
         }
-        return new RunResult(null, trace.hash(), applied, drainSteps, ledger.loadMatches(), outdatedAcquires, 0);
+        return super.violationOf(error);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -99,7 +85,8 @@ final class StoreRunner {
     // ------------------------------------------------------------------------------------------
 
     /** Applies one step; false when it does not apply now (a no-op). */
-    private boolean apply(Step step) {
+    @Override
+    boolean apply(Step step) {
         return switch (step) {
             case Step.Lookup lookup -> lookup(lookup);
             case Step.Acquire acquire -> acquire(Math.floorMod(acquire.reader(), config.readers()));
@@ -298,7 +285,8 @@ final class StoreRunner {
     // After every step
     // ------------------------------------------------------------------------------------------
 
-    private void afterStep() {
+    @Override
+    void afterStep() {
         for (StoreEvent event : store.drainEvents()) {
             switch (event) {
                 case StoreEvent.AcquireDone done -> ref.onAcquireDone(done.requestId(), done.succeeded());
@@ -382,7 +370,8 @@ final class StoreRunner {
     // The end: quiescence, then end-state checks and a read-back of every chain
     // ------------------------------------------------------------------------------------------
 
-    private int drainAndVerify() {
+    @Override
+    int drainAndVerify() {
         // Arrivals stop: every pending completion lands, then every reader that holds a ready lease
         // loads from it (as its request would), so a lease on wrong bytes shows up as a load mismatch.
         int steps = drainPending();
