@@ -34,17 +34,8 @@ public final class LongMap<V> {
     /** The value stored for {@code key}, or {@code null}. */
     @SuppressWarnings("unchecked")
     public V get(long key) {
-        int slot = home(key);
-        while (true) {
-            Object value = values[slot];
-            if (value == null) {
-                return null;
-            }
-            if (keys[slot] == key) {
-                return (V) value;
-            }
-            slot = (slot + 1) & mask;
-        }
+        int slot = find(key);
+        return slot >= 0 ? (V) values[slot] : null;
     }
 
     /**
@@ -54,57 +45,50 @@ public final class LongMap<V> {
     @SuppressWarnings("unchecked")
     public V putIfAbsent(long key, V value) {
         Objects.requireNonNull(value, "value");
-        int slot = home(key);
-        while (true) {
-            Object existing = values[slot];
-            if (existing == null) {
-                break;
-            }
-            if (keys[slot] == key) {
-                return (V) existing;
-            }
-            slot = (slot + 1) & mask;
+        int slot = find(key);
+        if (slot >= 0) {
+            return (V) values[slot];
         }
-        keys[slot] = key;
-        values[slot] = value;
-        if (++size > growAtSize) {
-            grow();
-        }
+        insertAt(-slot - 1, key, value);
         return null;
     }
 
     /** Removes the key and returns its value, or {@code null} if it was absent. */
     @SuppressWarnings("unchecked")
     public V remove(long key) {
-        int slot = home(key);
-        while (true) {
-            Object value = values[slot];
-            if (value == null) {
-                return null;
-            }
-            if (keys[slot] == key) {
-                deleteAt(slot);
-                return (V) value;
-            }
-            slot = (slot + 1) & mask;
+        int slot = find(key);
+        if (slot < 0) {
+            return null;
         }
+        V value = (V) values[slot];
+        deleteAt(slot);
+        return value;
     }
 
     /** Stores {@code value} at {@code key}, replacing what was there. */
     public void put(long key, V value) {
         Objects.requireNonNull(value, "value");
+        int slot = find(key);
+        if (slot >= 0) {
+            values[slot] = value;
+        } else {
+            insertAt(-slot - 1, key, value);
+        }
+    }
+
+    /** The slot holding {@code key}, or {@code -(empty slot) - 1} for the slot where it would go. */
+    private int find(long key) {
         int slot = home(key);
-        while (true) {
-            Object existing = values[slot];
-            if (existing == null) {
-                break;
-            }
+        while (values[slot] != null) {
             if (keys[slot] == key) {
-                values[slot] = value;
-                return;
+                return slot;
             }
             slot = (slot + 1) & mask;
         }
+        return -slot - 1;
+    }
+
+    private void insertAt(int slot, long key, V value) {
         keys[slot] = key;
         values[slot] = value;
         if (++size > growAtSize) {
