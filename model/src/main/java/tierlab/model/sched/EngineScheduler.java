@@ -204,13 +204,7 @@ public final class EngineScheduler {
                 admitRunning(request, request.hit, nowNs);
             } else {
                 // Failed (or the computed prefix changed): drop the lease and look the request up again.
-                store.releaseLease(request.spec.requestId(), nowNs);
-                request.hit = null;
-                freeGpuBlocks.addAll(request.gpuBlocks);
-                request.gpuBlocks.clear();
-                request.phase = Phase.WAITING;
-                waitingFrontEpoch++;
-                waiting.addFirst(request);
+                backToWaiting(request, nowNs);
             }
         } else if (request.phase == Phase.RUNNING) {
             // Synchronous L2 path of a load (prefetch off).
@@ -633,19 +627,27 @@ public final class EngineScheduler {
         return true;
     }
 
+    /**
+     * A prefetching request that will not run now: its lease (and so its promotions) goes, its GPU
+     * blocks are freed, and it waits again at the front of the queue, to be looked up afresh.
+     */
+    private void backToWaiting(Request request, long nowNs) {
+        store.releaseLease(request.spec.requestId(), nowNs);
+        request.hit = null;
+        freeGpuBlocks.addAll(request.gpuBlocks);
+        request.gpuBlocks.clear();
+        request.phase = Phase.WAITING;
+        waitingFrontEpoch++;
+        waiting.addFirst(request);
+    }
+
     /** Cancels the newest prefetch: its lease (and so its promotions) go, its blocks are freed, it waits again. */
     private boolean cancelNewestPrefetch(long nowNs) {
         for (Request request : requestsById.descendingMap().values()) {
             if (request.phase == Phase.PREFETCHING && !request.gpuBlocks.isEmpty()) {
                 activePrefetches--;
                 request.acquiring = false;
-                store.releaseLease(request.spec.requestId(), nowNs);
-                request.hit = null;
-                freeGpuBlocks.addAll(request.gpuBlocks);
-                request.gpuBlocks.clear();
-                request.phase = Phase.WAITING;
-                waitingFrontEpoch++;
-                waiting.addFirst(request);
+                backToWaiting(request, nowNs);
                 trace.record("prefetch-cancel", request.spec.requestId());
                 return true;
             }
