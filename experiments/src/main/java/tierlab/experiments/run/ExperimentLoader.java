@@ -536,7 +536,12 @@ public final class ExperimentLoader {
         long l1Bytes = pageAligned(l1GiB);
         long l2Bytes = Math.round(l2GiB * GIB);
         double writeBatchMiB = positive("store.writeBatchMaxMiB", or(store.writeBatchMaxMiB(), 64.0));
-        StoreSettings defaults = StoreSettings.defaults(geometry, Math.max(l1Bytes, 4096), Math.max(l2Bytes, geometry.blockBytes()));
+        if (l1Bytes < geometry.laneBytes()) {
+            throw new IllegalArgumentException("store.l1CapacityGiB: must hold at least one block lane of "
+                    + geometry.laneBytes() + " bytes, was " + l1GiB + " GiB");
+        }
+        // The smallest valid store, only for its default knob values.
+        StoreSettings defaults = StoreSettings.defaults(geometry, geometry.laneBytes(), geometry.blockBytes());
         StoreSettings storeSettings = withField("store", () -> new StoreSettings(geometry, l1Bytes, l2Bytes, policy,
                 or(store.mruInterval(), defaults.mruInterval()),
                 or(store.promotionsAsHeadroom(), defaults.promotionsAsHeadroom()),
