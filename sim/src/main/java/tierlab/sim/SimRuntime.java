@@ -172,22 +172,41 @@ public final class SimRuntime {
             check();
             return;
         }
-        Map<Long, List<IoOp.L2Read>> readBatches = new LinkedHashMap<>();
-        List<IoOp.L2Write> writes = new ArrayList<>();
-        for (IoOp op : ops) {
+        // Reads go to the device batch by batch (one submission each, in first-seen order); the maps
+        // and lists exist only when the ops hold reads or writes, most pumps carry neither.
+        Map<Long, List<IoOp.L2Read>> readBatches = null;
+        List<IoOp.L2Write> writes = null;
+        for (int i = 0; i < ops.size(); i++) {
+            IoOp op = ops.get(i);
             switch (op) {
-                case IoOp.L2Read read -> readBatches.computeIfAbsent(read.batchId(), b -> new ArrayList<>()).add(read);
-                case IoOp.L2Write write -> writes.add(write);
+                case IoOp.L2Read read -> {
+                    if (readBatches == null) {
+                        readBatches = new LinkedHashMap<>();
+                    }
+                    readBatches.computeIfAbsent(read.batchId(), b -> new ArrayList<>()).add(read);
+                }
+                case IoOp.L2Write write -> {
+                    if (writes == null) {
+                        writes = new ArrayList<>();
+                    }
+                    writes.add(write);
+                }
                 case IoOp.CopyToGpu copy -> deliver(op, hostToDevice.submit(copy.totalBytes(), nowNs));
                 case IoOp.CopyFromGpu copy -> deliver(op, deviceToHost.submit(copy.totalBytes(), nowNs));
                 case IoOp.Compute compute -> deliver(op, nowNs + gpu.stepNs(compute));
             }
         }
-        for (List<IoOp.L2Read> batch : readBatches.values()) {
-            long atDevice = submitter.submit(batch.size(), nowNs);
-            for (IoOp.L2Read read : batch) {
-                deliver(read, nvme.submit(true, read.lengthBytes(), atDevice));
+        if (readBatches != null) {
+            for (List<IoOp.L2Read> batch : readBatches.values()) {
+                long atDevice = submitter.submit(batch.size(), nowNs);
+                for (IoOp.L2Read read : batch) {
+                    deliver(read, nvme.submit(true, read.lengthBytes(), atDevice));
+                }
             }
+        }
+        if (writes == null) {
+            check();
+            return;
         }
         if (!writes.isEmpty() && l2Free) {
             // The all-in-host-memory baseline: the "L2" is more host memory, writes cost nothing.

@@ -3,7 +3,7 @@ package tierlab.model.io;
 import java.util.ArrayList;
 import java.util.List;
 import tierlab.model.io.IoOp.Content;
-import tierlab.model.util.LongMap;
+import tierlab.model.util.OffsetTable;
 
 /**
  * Follows payload identity through every copy without moving bytes: which block lane's KV sits
@@ -12,19 +12,19 @@ import tierlab.model.util.LongMap;
  * torn read visible as a mismatch (I6), exactly as real payload verification does in hybrid and
  * live mode, but at simulation speed.
  *
- * <p>Contents are looked up by position only; no map is iterated to decide anything. The maps
- * are primitive-keyed ({@link LongMap}): the ledger updates one entry per lane of every copy,
- * and L2 offsets, multiples of a large power of two, would crowd a few buckets of a
- * {@code HashMap<Long, Content>}.
+ * <p>Contents are looked up by position only; no map is iterated to decide anything. The ledger
+ * updates one entry per lane of every copy, so its maps are {@link OffsetTable}s: L1 cells and L2
+ * units are lane-strided byte offsets and GPU block lanes small numbers, which index paged arrays
+ * directly instead of being hashed.
  */
 public final class PayloadLedger {
 
     private final long laneBytes;
     private final int tp;
-    private final LongMap<Content> l1ByOffset = new LongMap<>();
-    private final LongMap<Content> l2ByOffset = new LongMap<>();
+    private final OffsetTable<Content> l1ByOffset;
+    private final OffsetTable<Content> l2ByOffset;
     /** Keyed by {@link #gpuLane}. */
-    private final LongMap<Content> gpuByBlockLane = new LongMap<>();
+    private final OffsetTable<Content> gpuByBlockLane = new OffsetTable<>(1);
     private long loadMatches;
     private long loadMismatches;
     private long stagingMismatches;
@@ -33,6 +33,8 @@ public final class PayloadLedger {
     public PayloadLedger(long laneBytes, int tp) {
         this.laneBytes = laneBytes;
         this.tp = tp;
+        this.l1ByOffset = new OffsetTable<>(laneBytes);
+        this.l2ByOffset = new OffsetTable<>(laneBytes);
     }
 
     /** Applies a completed operation; a failed one moves nothing. */
@@ -62,7 +64,10 @@ public final class PayloadLedger {
                 }
             }
             case IoOp.CopyToGpu copy -> {
-                for (IoOp.GpuLoadSegment segment : copy.segments()) {
+                // Indexed loops: the ledger sees every copy, and a list iterator per copy is garbage.
+                List<IoOp.GpuLoadSegment> segments = copy.segments();
+                for (int s = 0; s < segments.size(); s++) {
+                    IoOp.GpuLoadSegment segment = segments.get(s);
                     Content actual = l1ByOffset.get(segment.l1Offset());
                     put(gpuByBlockLane, gpuLane(segment.gpuBlockId(), segment.expected().lane()), actual);
                     if (segment.expected().equals(actual)) {
@@ -74,8 +79,11 @@ public final class PayloadLedger {
                 }
             }
             case IoOp.Compute compute -> {
-                for (IoOp.ComputeItem item : compute.items()) {
-                    for (IoOp.GpuBlockWrite write : item.blocksCompleted()) {
+                List<IoOp.ComputeItem> items = compute.items();
+                for (int i = 0; i < items.size(); i++) {
+                    List<IoOp.GpuBlockWrite> writes = items.get(i).blocksCompleted();
+                    for (int w = 0; w < writes.size(); w++) {
+                        IoOp.GpuBlockWrite write = writes.get(w);
                         for (int lane = 0; lane < tp; lane++) {
                             gpuByBlockLane.put(gpuLane(write.gpuBlockId(), lane), new Content(write.key(), lane));
                         }
@@ -85,12 +93,12 @@ public final class PayloadLedger {
         }
     }
 
-    /** The key of a GPU block lane: lanes number at most 30 (tp ≤ 30), so five bits hold one. */
-    private static long gpuLane(long gpuBlockId, int lane) {
-        return gpuBlockId << 5 | lane;
+    /** The key of a GPU block lane: block ids are small and dense, so lanes of one block sit side by side. */
+    private long gpuLane(long gpuBlockId, int lane) {
+        return gpuBlockId * tp + lane;
     }
 
-    private static void put(LongMap<Content> map, long key, Content content) {
+    private static void put(OffsetTable<Content> map, long key, Content content) {
         if (content == null) {
             map.remove(key);
         } else {

@@ -1,7 +1,7 @@
 package tierlab.model.policy;
 
 import java.util.function.LongPredicate;
-import tierlab.model.util.LongMap;
+import tierlab.model.util.OffsetTable;
 
 /**
  * Adaptive Replacement Cache (Megiddo and Modha, FAST'03) over a capacity of {@code c} entries.
@@ -38,7 +38,7 @@ public final class ArcPolicy implements ReplacementPolicy {
 
     private final long capacityEntries;
     /** Every key ARC knows, resident or ghost; {@link KeyNode#list} says which of the four lists. */
-    private final LongMap<KeyNode> nodesByKey = new LongMap<>();
+    private final OffsetTable<KeyNode> nodesByKey = new OffsetTable<>(1);
     private final KeyList t1 = new KeyList("arc T1 (resident, seen once)");
     private final KeyList t2 = new KeyList("arc T2 (resident, seen twice or more)");
     private final KeyList b1 = new KeyList("arc B1 (ghosts evicted from T1)");

@@ -3,7 +3,7 @@ package tierlab.model.policy;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.LongPredicate;
-import tierlab.model.util.LongMap;
+import tierlab.model.util.OffsetTable;
 
 /**
  * Prefix-aware LRU for grouped stores (section 6 of the spec): keys are ordered by
@@ -68,8 +68,8 @@ public final class PrefixLruPolicy implements ReplacementPolicy {
     }
 
     private final TreeSet<Rank> evictionOrder = new TreeSet<>();
-    private final LongMap<Resident> residentsByKey = new LongMap<>();
-    private final LongMap<Group> groupsById = new LongMap<>();
+    private final OffsetTable<Resident> residentsByKey = new OffsetTable<>(1);
+    private final OffsetTable<Group> groupsById = new OffsetTable<>(1);
     private long nextEpoch;
     private long nextInsertionSeq;
 

@@ -1,17 +1,17 @@
 package tierlab.model.policy;
 
 import java.util.function.LongPredicate;
-import tierlab.model.util.LongMap;
+import tierlab.model.util.OffsetTable;
 
 /**
  * The shared machinery of {@code lru} and {@code bip}: one node per resident key in a
- * {@link LongMap} for lookup, and one {@link KeyList} from least recent (tail) to most recent
+ * {@link OffsetTable} for lookup, and one {@link KeyList} from least recent (tail) to most recent
  * (head) for every decision. The two policies differ only in where a new key enters the list.
  */
 final class RecencyList {
 
     private final String policyName;
-    private final LongMap<KeyNode> nodesByKey = new LongMap<>();
+    private final OffsetTable<KeyNode> nodesByKey = new OffsetTable<>(1);
     private final KeyList recency;
 
     RecencyList(String policyName) {

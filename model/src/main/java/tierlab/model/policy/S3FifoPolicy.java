@@ -1,7 +1,7 @@
 package tierlab.model.policy;
 
 import java.util.function.LongPredicate;
-import tierlab.model.util.LongMap;
+import tierlab.model.util.OffsetTable;
 
 /**
  * S3-FIFO (Yang et al., SOSP'23): three FIFO queues, which filter out keys that are used only once
@@ -46,7 +46,7 @@ public final class S3FifoPolicy implements ReplacementPolicy {
     private final long capacityEntries;
     private final long smallTargetSize;
     /** Every key the policy knows, resident or ghost; {@link KeyNode#list} says which queue. */
-    private final LongMap<KeyNode> nodesByKey = new LongMap<>();
+    private final OffsetTable<KeyNode> nodesByKey = new OffsetTable<>(1);
     private final KeyList small = new KeyList("s3-fifo small queue");
     private final KeyList main = new KeyList("s3-fifo main queue");
     private final KeyList ghost = new KeyList("s3-fifo ghost queue");

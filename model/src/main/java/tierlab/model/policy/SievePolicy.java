@@ -1,7 +1,7 @@
 package tierlab.model.policy;
 
 import java.util.function.LongPredicate;
-import tierlab.model.util.LongMap;
+import tierlab.model.util.OffsetTable;
 
 /**
  * SIEVE (Zhang et al., NSDI'24): one FIFO queue, a visited bit per key, and a hand that sweeps from
@@ -22,7 +22,7 @@ public final class SievePolicy implements ReplacementPolicy {
 
     public static final String NAME = "sieve";
 
-    private final LongMap<KeyNode> nodesByKey = new LongMap<>();
+    private final OffsetTable<KeyNode> nodesByKey = new OffsetTable<>(1);
     private final KeyList queue = new KeyList("sieve queue");
     /** Where the next search starts; {@code null} means at the tail. */
     private KeyNode hand;

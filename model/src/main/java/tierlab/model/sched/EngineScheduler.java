@@ -15,6 +15,7 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
+import tierlab.model.util.LongMap;
 
 /**
  * A vLLM-like serving engine over the tiered store: arrivals, admission under {@code maxNumSeqs}
@@ -75,7 +76,7 @@ public final class EngineScheduler {
      * The same requests for lookups by id, which every completion and every item of every step does;
      * never iterated, so its hash order decides nothing.
      */
-    private final HashMap<Long, Request> requestIndex = new HashMap<>();
+    private final LongMap<Request> requestIndex = new LongMap<>();
     private final ArrayDeque<Request> waiting = new ArrayDeque<>();
     private final List<Request> running = new ArrayList<>();
     private final ArrayDeque<Long> freeGpuBlocks = new ArrayDeque<>();
@@ -170,7 +171,13 @@ public final class EngineScheduler {
 
     /** Operations to perform: the store's and the engine's compute steps. */
     public List<IoOp> drainOps() {
-        List<IoOp> ops = new ArrayList<>(store.drainOps());
+        List<IoOp> storeOps = store.drainOps();
+        if (ownOps.isEmpty()) {
+            // Asked after every event: the store's list (fresh, or the shared empty one) serves as it is.
+            return storeOps;
+        }
+        List<IoOp> ops = new ArrayList<>(storeOps.size() + ownOps.size());
+        ops.addAll(storeOps);
         ops.addAll(ownOps);
         ownOps.clear();
         return ops;
@@ -179,7 +186,10 @@ public final class EngineScheduler {
     // ------------------------------------------------------------------------------------------
 
     private void handleStoreEvents(long nowNs) {
-        for (StoreEvent event : store.drainEvents()) {
+        List<StoreEvent> events = store.drainEvents();
+        // Indexed: runs after every completion, and an iterator per call is garbage for nothing.
+        for (int i = 0; i < events.size(); i++) {
+            StoreEvent event = events.get(i);
             admissionDirty = true;
             Request request = requestIndex.get(event.requestId());
             switch (event) {
@@ -705,7 +715,9 @@ public final class EngineScheduler {
         currentCompute = null;
         computeTicket = -1;
         stepPhase = StepPhase.IDLE;
-        for (IoOp.ComputeItem item : compute.items()) {
+        List<IoOp.ComputeItem> items = compute.items();
+        for (int i = 0; i < items.size(); i++) {
+            IoOp.ComputeItem item = items.get(i);
             Request request = requestIndex.get(item.requestId());
             if (request.phase != Phase.RUNNING) {
                 continue;

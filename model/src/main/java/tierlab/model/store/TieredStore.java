@@ -24,7 +24,7 @@ import tierlab.model.policy.ReplacementPolicy;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
 import tierlab.model.trace.DecisionTrace;
-import tierlab.model.util.LongMap;
+import tierlab.model.util.OffsetTable;
 
 /**
  * The control plane of the tiered KV store: which bytes live where, who may touch them, and in
@@ -263,7 +263,7 @@ public final class TieredStore {
 
     /** Every live slice by pool offset, for invariant checks and accounting. */
     // Looked up by offset on every allocation and free; ordered only in checkInvariants, which sorts.
-    private final LongMap<Slice> slicesByPoolOffset = new LongMap<>();
+    private final OffsetTable<Slice> slicesByPoolOffset;
     private final EnumMap<Category, Long> bytesByCategory = new EnumMap<>(Category.class);
     /** The L1 index: unit → resident slice. */
     private final DenseUnitMap<Slice> residentByUnit;
@@ -322,8 +322,15 @@ public final class TieredStore {
         this.tp = geometry.tp();
         this.slotCount = Math.toIntExact(Math.min(Integer.MAX_VALUE, settings.slotCount()));
         this.pool = new L1Pool(settings.l1CapacityBytes());
+        // Slices start at lane multiples of the pool whenever a lane is a whole number of pages.
+        this.slicesByPoolOffset = new OffsetTable<>(laneBytes);
+        long[] futureUnits = settings.futureReferences();
+        long[] futureKeys = futureUnits == null ? null : new long[futureUnits.length];
+        for (int i = 0; futureKeys != null && i < futureUnits.length; i++) {
+            futureKeys[i] = policyKeyOf(futureUnits[i], laneBytes);
+        }
         this.policy = Policies.create(settings.policy(), new PolicyOptions(
-                Math.max(1, settings.l1CapacityBytes() / laneBytes), settings.mruInterval(), settings.futureReferences()));
+                Math.max(1, settings.l1CapacityBytes() / laneBytes), settings.mruInterval(), futureKeys));
         this.trace = trace;
         this.reusePendingWriteSlices = settings.has(KnownBug.R2_REUSE_PENDING_WRITE_SLICE);
         if (snapshot == null) {
@@ -351,6 +358,19 @@ public final class TieredStore {
 
     private int unitIndex(long unit) {
         return (int) (unit / laneBytes);
+    }
+
+    /**
+     * The replacement policy's key of a unit: its index ({@code lane × slotCount + slot}), not its
+     * byte offset. Indexes are small and dense, so the policy's key table is a plain array; the map
+     * is monotonic, so any order the policy sees among keys is the offsets' order.
+     */
+    private static long policyKeyOf(long unit, long laneBytes) {
+        return unit / laneBytes;
+    }
+
+    private long policyKey(long unit) {
+        return policyKeyOf(unit, laneBytes);
     }
 
     /**
@@ -735,9 +755,9 @@ public final class TieredStore {
         if (slice.headroom) {
             headroomUnitBySeq.remove(slice.headroomSeq);
             slice.headroom = false;
-            policy.onInsert(unit, groupId, position);
+            policy.onInsert(policyKey(unit), groupId, position);
         } else {
-            policy.onAccess(unit);
+            policy.onAccess(policyKey(unit));
         }
     }
 
@@ -1650,14 +1670,14 @@ public final class TieredStore {
                 return true;
             }
         }
-        long victim = policy.selectVictim(unit -> {
-            Slice slice = residentByUnit.get(unit);
+        long victim = policy.selectVictim(key -> {
+            Slice slice = residentByUnit.getAt((int) key);
             return isEvictable(slice) && (!freesMemoryOnly || evictionFreesMemory(slice));
         });
         if (victim == ReplacementPolicy.NO_VICTIM) {
             return false;
         }
-        evict(residentByUnit.get(victim));
+        evict(residentByUnit.getAt((int) victim));
         return true;
     }
 
@@ -1677,7 +1697,7 @@ public final class TieredStore {
             headroomUnitBySeq.remove(slice.headroomSeq);
             slice.headroom = false;
         } else {
-            policy.onRemove(slice.unit);
+            policy.onRemove(policyKey(slice.unit));
         }
         slice.resident = false;
         rolesChanged(slice);
@@ -1696,7 +1716,7 @@ public final class TieredStore {
             slice.headroomSeq = nextHeadroomSeq++;
             headroomUnitBySeq.put(slice.headroomSeq, slice.unit);
         } else {
-            policy.onInsert(slice.unit, groupId, position);
+            policy.onInsert(policyKey(slice.unit), groupId, position);
         }
         rolesChanged(slice);
     }
@@ -1830,8 +1850,9 @@ public final class TieredStore {
         return settings;
     }
 
-    public ReplacementPolicy policy() {
-        return policy;
+    /** Whether the unit is an ordinary (policy-managed) resident entry, not a headroom one. */
+    public boolean inPolicy(long unit) {
+        return policy.contains(policyKey(unit));
     }
 
     public DecisionTrace trace() {
@@ -1941,7 +1962,7 @@ public final class TieredStore {
         }
         long previousEnd = -1;
         Map<Slice, int[]> expectedRefs = new HashMap<>();
-        List<Slice> slicesInPoolOrder = slicesByPoolOffset.valuesInTableOrder();
+        List<Slice> slicesInPoolOrder = slicesByPoolOffset.values();
         slicesInPoolOrder.sort(java.util.Comparator.comparingLong(slice -> slice.poolOffset));
         for (Slice slice : slicesInPoolOrder) {
             if (slice.poolOffset < previousEnd) {
@@ -1978,7 +1999,7 @@ public final class TieredStore {
                 throw new IllegalStateException("I2: L1 index entry for unit " + unit + " is not a live resident slice");
             }
             boolean inHeadroom = slice.headroom && Long.valueOf(slice.unit).equals(headroomUnitBySeq.get(slice.headroomSeq));
-            if (slice.headroom != inHeadroom || slice.headroom == policy.contains(slice.unit)) {
+            if (slice.headroom != inHeadroom || slice.headroom == policy.contains(policyKey(slice.unit))) {
                 throw new IllegalStateException("I2: unit " + slice.unit + " must be in exactly one of headroom and policy");
             }
             if (slice.headroom) headroomSeen++;

@@ -221,7 +221,7 @@ class StoreOperationsTest {
             h.drain();
             assertTrue(h.store.isResident(hit.units().get(0)));
             assertFalse(h.store.isHeadroom(hit.units().get(0)));
-            assertTrue(h.store.policy().contains(hit.units().get(0)));
+            assertTrue(h.store.inPolicy(hit.units().get(0)));
         }
 
         @Test
