@@ -57,8 +57,9 @@ public final class TieredStore {
         final long unit;
         boolean resident;
         boolean headroom;
-        /** Insertion order among headroom entries: they are evicted oldest first. */
-        long headroomSeq;
+        /** Neighbours on the headroom queue (toward the oldest and the newest entry) while {@link #headroom}. */
+        Slice headroomOlder;
+        Slice headroomNewer;
         boolean reserved;
         int pendingWrites;
         int leaseRefs;
@@ -264,12 +265,18 @@ public final class TieredStore {
     /** Every live slice by pool offset, for invariant checks and accounting. */
     // Looked up by offset on every allocation and free; ordered only in checkInvariants, which sorts.
     private final OffsetTable<Slice> slicesByPoolOffset;
-    private final EnumMap<Category, Long> bytesByCategory = new EnumMap<>(Category.class);
+    /** Bytes of live slices by {@link Category} ordinal (I1), updated on every role change. */
+    private final long[] bytesByCategory = new long[Category.values().length];
     /** The L1 index: unit → resident slice. */
     private final DenseUnitMap<Slice> residentByUnit;
-    /** Resident units inserted as headroom entries, oldest first; evicted before policy victims. */
-    private final TreeMap<Long, Long> headroomUnitBySeq = new TreeMap<>();
-    private long nextHeadroomSeq;
+    /**
+     * Resident slices inserted as headroom entries, oldest first; evicted before policy victims.
+     * An intrusive list through the slices: entries join at the newest end and leave from anywhere
+     * (eviction, an access that makes them ordinary) in constant time and without allocation.
+     */
+    private Slice headroomOldest;
+    private Slice headroomNewest;
+    private int headroomCount;
 
     private final TreeMap<Long, Lease> leasesById = new TreeMap<>();
     private final Map<Long, Lease> leaseByRequest = new HashMap<>();
@@ -343,9 +350,6 @@ public final class TieredStore {
                 index.restoreVisible(record);
                 storeEpoch = Math.max(storeEpoch, record.version());
             }
-        }
-        for (Category category : Category.values()) {
-            bytesByCategory.put(category, 0L);
         }
         int unitCount = Math.toIntExact((long) slotCount * tp);
         this.residentByUnit = new DenseUnitMap<>(laneBytes, unitCount);
@@ -753,8 +757,7 @@ public final class TieredStore {
     private void touch(long unit, long groupId, int position) {
         Slice slice = residentByUnit.get(unit);
         if (slice.headroom) {
-            headroomUnitBySeq.remove(slice.headroomSeq);
-            slice.headroom = false;
+            unlinkHeadroom(slice);
             policy.onInsert(policyKey(unit), groupId, position);
         } else {
             policy.onAccess(policyKey(unit));
@@ -1662,8 +1665,7 @@ public final class TieredStore {
      */
     private boolean evictOne(boolean forTrim) {
         boolean freesMemoryOnly = !forTrim;
-        for (long unit : headroomUnitBySeq.values()) {
-            Slice slice = residentByUnit.get(unit);
+        for (Slice slice = headroomOldest; slice != null; slice = slice.headroomNewer) {
             if (isEvictable(slice) && (!freesMemoryOnly || evictionFreesMemory(slice))) {
                 count(StoreCounter.HEADROOM_EVICTIONS, 1);
                 evict(slice);
@@ -1694,13 +1696,42 @@ public final class TieredStore {
     private void unpublish(Slice slice) {
         residentByUnit.remove(slice.unit, slice);
         if (slice.headroom) {
-            headroomUnitBySeq.remove(slice.headroomSeq);
-            slice.headroom = false;
+            unlinkHeadroom(slice);
         } else {
             policy.onRemove(policyKey(slice.unit));
         }
         slice.resident = false;
         rolesChanged(slice);
+    }
+
+    private void appendHeadroom(Slice slice) {
+        slice.headroom = true;
+        slice.headroomOlder = headroomNewest;
+        slice.headroomNewer = null;
+        if (headroomNewest == null) {
+            headroomOldest = slice;
+        } else {
+            headroomNewest.headroomNewer = slice;
+        }
+        headroomNewest = slice;
+        headroomCount++;
+    }
+
+    private void unlinkHeadroom(Slice slice) {
+        if (slice.headroomOlder == null) {
+            headroomOldest = slice.headroomNewer;
+        } else {
+            slice.headroomOlder.headroomNewer = slice.headroomNewer;
+        }
+        if (slice.headroomNewer == null) {
+            headroomNewest = slice.headroomOlder;
+        } else {
+            slice.headroomNewer.headroomOlder = slice.headroomOlder;
+        }
+        slice.headroomOlder = null;
+        slice.headroomNewer = null;
+        slice.headroom = false;
+        headroomCount--;
     }
 
     private void publish(Slice slice, boolean asHeadroom, long groupId, int position) {
@@ -1711,10 +1742,8 @@ public final class TieredStore {
         residentByUnit.put(slice.unit, slice);
         residencyGained(slice.unit);
         slice.resident = true;
-        slice.headroom = asHeadroom;
         if (asHeadroom) {
-            slice.headroomSeq = nextHeadroomSeq++;
-            headroomUnitBySeq.put(slice.headroomSeq, slice.unit);
+            appendHeadroom(slice);
         } else {
             policy.onInsert(policyKey(slice.unit), groupId, position);
         }
@@ -1734,7 +1763,7 @@ public final class TieredStore {
 
     /** L1 bytes that save admission counts: used bytes minus bytes that are only waiting for their L2 write. */
     public long admissionUsedBytes() {
-        return pool.usedBytes() - bytesByCategory.get(Category.PENDING_WRITE_ONLY);
+        return pool.usedBytes() - bytesByCategory[Category.PENDING_WRITE_ONLY.ordinal()];
     }
 
     /** Keeps the per-category byte totals right and returns a slice with no role to the pool. */
@@ -1750,10 +1779,10 @@ public final class TieredStore {
         if (slice.category != now) {
             // NONE is not a bucket: a new slice enters from it and a freed one leaves to it.
             if (slice.category != Category.NONE) {
-                bytesByCategory.merge(slice.category, -laneBytes, Long::sum);
+                bytesByCategory[slice.category.ordinal()] -= laneBytes;
             }
             if (now != Category.NONE) {
-                bytesByCategory.merge(now, laneBytes, Long::sum);
+                bytesByCategory[now.ordinal()] += laneBytes;
             }
             slice.category = now;
         }
@@ -1934,13 +1963,13 @@ public final class TieredStore {
         if (!storeQueue.isEmpty()) left.add(storeQueue.size() + " queued store batches");
         if (!storesWaitingForLeasesAfterCopy.isEmpty()) left.add(storesWaitingForLeasesAfterCopy.size() + " staged stores waiting for leases");
         if (!pendingWritesByUnit.isEmpty()) left.add(pendingWritesByUnit.size() + " units with pending writes");
-        long reserved = bytesByCategory.get(Category.RESERVED);
+        long reserved = bytesByCategory[Category.RESERVED.ordinal()];
         if (reserved != 0) left.add(reserved + " reserved bytes");
-        long leased = bytesByCategory.get(Category.LEASED_ONLY);
+        long leased = bytesByCategory[Category.LEASED_ONLY.ordinal()];
         if (leased != 0) left.add(leased + " leased-only bytes");
-        long borrowed = bytesByCategory.get(Category.BORROWED_ONLY);
+        long borrowed = bytesByCategory[Category.BORROWED_ONLY.ordinal()];
         if (borrowed != 0) left.add(borrowed + " borrowed-only bytes");
-        long pending = bytesByCategory.get(Category.PENDING_WRITE_ONLY);
+        long pending = bytesByCategory[Category.PENDING_WRITE_ONLY.ordinal()];
         if (pending != 0) left.add(pending + " pending-write-only bytes");
         return left;
     }
@@ -1956,10 +1985,7 @@ public final class TieredStore {
         index.checkInvariants(ring);
         policy.checkInvariants();
         // I1: every live slice is one allocation of its own, slices never overlap, categories add up.
-        EnumMap<Category, Long> recount = new EnumMap<>(Category.class);
-        for (Category category : Category.values()) {
-            recount.put(category, 0L);
-        }
+        long[] recount = new long[Category.values().length];
         long previousEnd = -1;
         Map<Slice, int[]> expectedRefs = new HashMap<>();
         List<Slice> slicesInPoolOrder = slicesByPoolOffset.values();
@@ -1976,36 +2002,48 @@ public final class TieredStore {
                 throw new IllegalStateException("I1: slice at " + slice.poolOffset + " is accounted as " + slice.category
                         + " but holds " + slice.strongestRole());
             }
-            recount.merge(slice.category, laneBytes, Long::sum);
+            recount[slice.category.ordinal()] += laneBytes;
             expectedRefs.put(slice, new int[3]);
         }
         long accounted = 0;
         for (Category category : Category.values()) {
-            if (!recount.get(category).equals(bytesByCategory.get(category))) {
-                throw new IllegalStateException("I1: " + category + " bytes are " + bytesByCategory.get(category)
-                        + " but slices add up to " + recount.get(category));
+            if (recount[category.ordinal()] != bytesByCategory[category.ordinal()]) {
+                throw new IllegalStateException("I1: " + category + " bytes are " + bytesByCategory[category.ordinal()]
+                        + " but slices add up to " + recount[category.ordinal()]);
             }
-            accounted += recount.get(category);
+            accounted += recount[category.ordinal()];
         }
         if (accounted + pool.freeBytes() != pool.capacityBytes()) {
             throw new IllegalStateException("I1: free " + pool.freeBytes() + " + held " + accounted
                     + " != l1CapacityBytes " + pool.capacityBytes());
         }
         // I2: the L1 index maps each unit to one resident slice; headroom and policy partition it.
+        // The headroom queue first: well linked, and every entry on it a resident headroom slice.
+        long headroomLinked = 0;
+        Slice older = null;
+        for (Slice slice = headroomOldest; slice != null; slice = slice.headroomNewer) {
+            if (slice.headroomOlder != older || !slice.headroom || !slice.resident || residentByUnit.get(slice.unit) != slice
+                    || ++headroomLinked > headroomCount) {
+                throw new IllegalStateException("I2: the headroom queue is broken at unit " + slice.unit);
+            }
+            older = slice;
+        }
+        if (older != headroomNewest || headroomLinked != headroomCount) {
+            throw new IllegalStateException("I2: the headroom queue links " + headroomLinked + " entries but counts " + headroomCount);
+        }
         long headroomSeen = 0;
         for (long unit : residentByUnit.keys()) {
             Slice slice = residentByUnit.get(unit);
             if (!slice.resident || slice.unit != unit || slice.freed) {
                 throw new IllegalStateException("I2: L1 index entry for unit " + unit + " is not a live resident slice");
             }
-            boolean inHeadroom = slice.headroom && Long.valueOf(slice.unit).equals(headroomUnitBySeq.get(slice.headroomSeq));
-            if (slice.headroom != inHeadroom || slice.headroom == policy.contains(policyKey(slice.unit))) {
+            if (slice.headroom == policy.contains(policyKey(slice.unit))) {
                 throw new IllegalStateException("I2: unit " + slice.unit + " must be in exactly one of headroom and policy");
             }
             if (slice.headroom) headroomSeen++;
         }
-        if (headroomSeen != headroomUnitBySeq.size() || policy.size() + headroomUnitBySeq.size() != residentByUnit.size()) {
-            throw new IllegalStateException("I2: policy (" + policy.size() + ") + headroom (" + headroomUnitBySeq.size()
+        if (headroomSeen != headroomCount || policy.size() + headroomCount != residentByUnit.size()) {
+            throw new IllegalStateException("I2: policy (" + policy.size() + ") + headroom (" + headroomCount
                     + ") != resident entries (" + residentByUnit.size() + ")");
         }
         // Role counts agree with their owners: leases, loads and writes.
