@@ -61,8 +61,36 @@ final class DenseUnitMap<V> {
         }
     }
 
+    /** Removes the unit's mapping, whatever it is, and returns it (or null). */
+    @SuppressWarnings("unchecked")
+    V remove(long unit) {
+        int i = index(unit);
+        V old = (V) values[i];
+        if (old != null) {
+            values[i] = null;
+            size--;
+        }
+        return old;
+    }
+
     int size() {
         return size;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** The values, by ascending unit. A pass over every unit: for invariant checks, not hot paths. */
+    @SuppressWarnings("unchecked")
+    List<V> values() {
+        List<V> all = new ArrayList<>(size);
+        for (Object value : values) {
+            if (value != null) {
+                all.add((V) value);
+            }
+        }
+        return all;
     }
 
     /** Units with a value, ascending. */

@@ -24,6 +24,7 @@ import tierlab.model.policy.ReplacementPolicy;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
 import tierlab.model.trace.DecisionTrace;
+import tierlab.model.util.LongMap;
 import tierlab.model.util.OffsetTable;
 
 /**
@@ -259,8 +260,8 @@ public final class TieredStore {
     private final ArrayDeque<StoreEvent> events = new ArrayDeque<>();
     private long nextTicket = 1;
     private long nextId = 1;
-    /** In-flight work by ticket; looked up only, never iterated. */
-    private final Map<Long, Object> inflightByTicket = new HashMap<>();
+    /** In-flight work by ticket; looked up on every completion, iterated only by checks that decide nothing. */
+    private final LongMap<Object> inflightByTicket = new LongMap<>();
 
     /** Every live slice by pool offset, for invariant checks and accounting. */
     // Looked up by offset on every allocation and free; ordered only in checkInvariants, which sorts.
@@ -279,17 +280,23 @@ public final class TieredStore {
     private int headroomCount;
 
     private final TreeMap<Long, Lease> leasesById = new TreeMap<>();
-    private final Map<Long, Lease> leaseByRequest = new HashMap<>();
+    private final LongMap<Lease> leaseByRequest = new LongMap<>();
     /** How many unreleased lease ranges cover each unit: a store overlapping any of them waits. */
     private final int[] leasedUnitCounts;
     private long leasedRemainingBytes;
 
     private final DenseUnitMap<Promotion> promotionByUnit;
     private final ArrayDeque<Promotion> promotionsWaitingForSpace = new ArrayDeque<>();
-    private final Map<Long, List<Promotion>> promotionsWaitingForWrite = new HashMap<>();
+    /** By unit: promotions that read a range only after its pending writes land. */
+    private final DenseUnitMap<List<Promotion>> promotionsWaitingForWrite;
     private final List<Promotion> readyReads = new ArrayList<>();
 
-    private final Map<Long, ArrayDeque<WriteOp>> pendingWritesByUnit = new HashMap<>();
+    /**
+     * By unit: writes of the range not yet landed, oldest first (a later write chains on the earlier
+     * one). Dense by unit index: L2 offsets, multiples of a large power of two, pile up in a few
+     * buckets of a hash map.
+     */
+    private final DenseUnitMap<ArrayDeque<WriteOp>> pendingWritesByUnit;
     private long storeEpoch;
     private final long[] lastStoreEpochByUnit;
     /**
@@ -311,7 +318,7 @@ public final class TieredStore {
     /** Every L2 allocation in order, so a crash can tell which slots changed after a snapshot. */
     private final List<L2Ring.Run> allocationJournal = new ArrayList<>();
     private final List<StoreBatch> storesWaitingForLeasesAfterCopy = new ArrayList<>();
-    private final Map<Long, List<StoreJob>> jobsByRequest = new HashMap<>();
+    private final LongMap<List<StoreJob>> jobsByRequest = new LongMap<>();
     private int stagingInUse;
 
     public TieredStore(StoreSettings settings) {
@@ -354,6 +361,8 @@ public final class TieredStore {
         int unitCount = Math.toIntExact((long) slotCount * tp);
         this.residentByUnit = new DenseUnitMap<>(laneBytes, unitCount);
         this.promotionByUnit = new DenseUnitMap<>(laneBytes, unitCount);
+        this.promotionsWaitingForWrite = new DenseUnitMap<>(laneBytes, unitCount);
+        this.pendingWritesByUnit = new DenseUnitMap<>(laneBytes, unitCount);
         this.leasedUnitCounts = new int[unitCount];
         this.lastStoreEpochByUnit = new long[unitCount];
         this.residencyGainByUnit = new long[unitCount];
@@ -788,7 +797,9 @@ public final class TieredStore {
     }
 
     private void finishRelease(Lease lease) {
-        leaseByRequest.remove(lease.requestId, lease);
+        if (leaseByRequest.get(lease.requestId) == lease) {
+            leaseByRequest.remove(lease.requestId);
+        }
         leasesById.remove(lease.leaseId);
         for (LeaseUnit leaseUnit : lease.units) {
             releaseUnit(leaseUnit);
@@ -871,7 +882,12 @@ public final class TieredStore {
             if (writes != null && !writes.isEmpty()) {
                 // The newest bytes of this range are still on their way to L2: read after the write lands.
                 promotion.state = PromotionState.WAIT_WRITE;
-                promotionsWaitingForWrite.computeIfAbsent(promotion.unit, u -> new ArrayList<>()).add(promotion);
+                List<Promotion> waiting = promotionsWaitingForWrite.get(promotion.unit);
+                if (waiting == null) {
+                    waiting = new ArrayList<>();
+                    promotionsWaitingForWrite.put(promotion.unit, waiting);
+                }
+                waiting.add(promotion);
             } else {
                 promotion.state = PromotionState.READY;
                 readyReads.add(promotion);
@@ -1208,7 +1224,12 @@ public final class TieredStore {
         }
         count(StoreCounter.STORE_BLOCKS_CLAIMED, newPositions.size());
         StoreJob job = new StoreJob(requestId);
-        jobsByRequest.computeIfAbsent(requestId, r -> new ArrayList<>()).add(job);
+        List<StoreJob> jobs = jobsByRequest.get(requestId);
+        if (jobs == null) {
+            jobs = new ArrayList<>();
+            jobsByRequest.put(requestId, jobs);
+        }
+        jobs.add(job);
         int unitsPerBatch = settings.contiguousStaging() ? (int) Math.max(1, settings.writeBatchMaxBytes() / laneBytes) : 1;
         for (int lane = 0; lane < tp; lane++) {
             for (int from = 0; from < slots.size(); from += unitsPerBatch) {
@@ -1537,7 +1558,11 @@ public final class TieredStore {
             write.epochs[i] = lastStoreEpochByUnit[unitIndex(units.get(i))];
         }
         for (long unit : units) {
-            ArrayDeque<WriteOp> queue = pendingWritesByUnit.computeIfAbsent(unit, u -> new ArrayDeque<>());
+            ArrayDeque<WriteOp> queue = pendingWritesByUnit.get(unit);
+            if (queue == null) {
+                queue = new ArrayDeque<>();
+                pendingWritesByUnit.put(unit, queue);
+            }
             if (!queue.isEmpty() && !settings.has(KnownBug.R3_UNCHAINED_OVERLAPPING_WRITES)) {
                 WriteOp previous = queue.peekLast();
                 if (!previous.dependents.contains(write)) {
@@ -1927,7 +1952,7 @@ public final class TieredStore {
     }
 
     public boolean hasLease(long requestId) {
-        return leaseByRequest.containsKey(requestId);
+        return leaseByRequest.get(requestId) != null;
     }
 
     public int leaseCount() {
@@ -1958,7 +1983,7 @@ public final class TieredStore {
     public List<String> leftovers() {
         List<String> left = new ArrayList<>();
         if (!leasesById.isEmpty()) left.add(leasesById.size() + " leases");
-        if (!inflightByTicket.isEmpty()) left.add(inflightByTicket.size() + " in-flight operations");
+        if (inflightByTicket.size() > 0) left.add(inflightByTicket.size() + " in-flight operations");
         if (!promotionsWaitingForSpace.isEmpty()) left.add(promotionsWaitingForSpace.size() + " promotions waiting for space");
         if (!storeQueue.isEmpty()) left.add(storeQueue.size() + " queued store batches");
         if (!storesWaitingForLeasesAfterCopy.isEmpty()) left.add(storesWaitingForLeasesAfterCopy.size() + " staged stores waiting for leases");
@@ -2120,7 +2145,7 @@ public final class TieredStore {
         for (List<Promotion> waiting : promotionsWaitingForWrite.values()) {
             livePromotions.addAll(waiting);
         }
-        for (Object work : inflightByTicket.values()) {
+        for (Object work : inflightByTicket.valuesInTableOrder()) {
             if (work instanceof Promotion promotion) {
                 livePromotions.add(promotion);
             }
