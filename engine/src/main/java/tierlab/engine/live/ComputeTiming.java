@@ -18,7 +18,10 @@ public record ComputeTiming(long stepOverheadNs, double prefillNsPerToken, doubl
 
     public long stepNs(IoOp.Compute compute) {
         double ns = stepOverheadNs;
-        for (IoOp.ComputeItem item : compute.items()) {
+        // Indexed: every simulated step comes through here, and an iterator each time is garbage.
+        java.util.List<IoOp.ComputeItem> items = compute.items();
+        for (int i = 0; i < items.size(); i++) {
+            IoOp.ComputeItem item = items.get(i);
             boolean decode = item.newTokens() == 1 && item.blocksCompleted().isEmpty() && item.contextTokens() > 0;
             ns += decode ? decodeNsPerSequence : prefillNsPerToken * item.newTokens();
             ns += attentionNsPerTokenPair * item.newTokens() * (double) item.contextTokens();

@@ -87,8 +87,8 @@ public sealed interface IoOp permits IoOp.L2Op, IoOp.CopyToGpu, IoOp.CopyFromGpu
 
         public long newTokens() {
             long total = 0;
-            for (ComputeItem item : items) {
-                total += item.newTokens();
+            for (int i = 0; i < items.size(); i++) {
+                total += items.get(i).newTokens();
             }
             return total;
         }

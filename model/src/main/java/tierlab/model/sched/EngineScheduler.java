@@ -561,7 +561,7 @@ public final class EngineScheduler {
         if (stepPhase != StepPhase.LOADING || !stepLoads.isEmpty()) {
             return;
         }
-        List<IoOp.ComputeItem> items = new ArrayList<>();
+        List<IoOp.ComputeItem> items = new ArrayList<>(running.size());
         long budget = settings.maxBatchedTokens();
         // Decode first: one token each, growing the KV by a block when needed (preempting if none is free).
         for (Request request : new ArrayList<>(running)) {

@@ -1,6 +1,5 @@
 package tierlab.sim.device;
 
-import java.util.PriorityQueue;
 import org.apache.commons.math3.distribution.ExponentialDistribution;
 import org.apache.commons.math3.random.Well19937c;
 
@@ -19,7 +18,12 @@ import org.apache.commons.math3.random.Well19937c;
  */
 public final class NvmeModel {
     private final NvmeProfile profile;
-    private final PriorityQueue<Long> serverFreeAtNs = new PriorityQueue<>();
+    /**
+     * When each channel is next free, as a binary min-heap on a primitive array: a command takes
+     * the earliest-free channel (the root) and puts it back busy until its completion. Only the
+     * multiset of times matters, so the heap's tie order decides nothing.
+     */
+    private final long[] serverFreeAtNs;
     private final ExponentialDistribution readJitter;
     private final ExponentialDistribution writeJitter;
     /** When the read and write links finish their last transfer (unused without ceilings). */
@@ -34,9 +38,7 @@ public final class NvmeModel {
 
     public NvmeModel(NvmeProfile profile, long seed) {
         this.profile = profile;
-        for (int i = 0; i < profile.parallelism(); i++) {
-            serverFreeAtNs.add(0L);
-        }
+        this.serverFreeAtNs = new long[profile.parallelism()];
         boolean jitter = profile.latencyJitter().equals("exponential");
         this.readJitter = jitter && profile.readBaseLatencyNs() > 0
                 ? new ExponentialDistribution(new Well19937c(seed), profile.readBaseLatencyNs()) : null;
@@ -60,11 +62,11 @@ public final class NvmeModel {
 
     /** A command arriving at {@code arrivalNs}: returns when it completes. */
     public long submit(boolean read, long bytes, long arrivalNs) {
-        long freeAt = serverFreeAtNs.poll();
+        long freeAt = serverFreeAtNs[0];
         long startNs = Math.max(arrivalNs, freeAt);
         long service = serviceNs(read, bytes);
         long doneNs = startNs + service;
-        serverFreeAtNs.add(doneNs);
+        replaceEarliestChannel(doneNs);
         double ceiling = read ? profile.maxReadBytesPerSecond() : profile.maxWriteBytesPerSecond();
         if (ceiling > 0) {
             long linkStartNs = Math.max(arrivalNs, read ? readLinkFreeAtNs : writeLinkFreeAtNs);
@@ -86,6 +88,27 @@ public final class NvmeModel {
             writeBytes += bytes;
         }
         return doneNs;
+    }
+
+    /** Replaces the root (the earliest-free channel) with {@code freeAtNs} and restores heap order. */
+    private void replaceEarliestChannel(long freeAtNs) {
+        int size = serverFreeAtNs.length;
+        int slot = 0;
+        while (true) {
+            int child = 2 * slot + 1;
+            if (child >= size) {
+                break;
+            }
+            if (child + 1 < size && serverFreeAtNs[child + 1] < serverFreeAtNs[child]) {
+                child++;
+            }
+            if (serverFreeAtNs[child] >= freeAtNs) {
+                break;
+            }
+            serverFreeAtNs[slot] = serverFreeAtNs[child];
+            slot = child;
+        }
+        serverFreeAtNs[slot] = freeAtNs;
     }
 
     public long readOps() { return readOps; }
