@@ -266,6 +266,7 @@ public final class TieredStore {
     /** Every live slice by pool offset, for invariant checks and accounting. */
     // Looked up by offset on every allocation and free; ordered only in checkInvariants, which sorts.
     private final OffsetTable<Slice> slicesByPoolOffset;
+    private final boolean[] bugsOn;
     /** Bytes of live slices by {@link Category} ordinal (I1), updated on every role change. */
     private final long[] bytesByCategory = new long[Category.values().length];
     /** The L1 index: unit → resident slice. */
@@ -346,13 +347,17 @@ public final class TieredStore {
         this.policy = Policies.create(settings.policy(), new PolicyOptions(
                 Math.max(1, settings.l1CapacityBytes() / laneBytes), settings.mruInterval(), futureKeys));
         this.trace = trace;
-        this.reusePendingWriteSlices = settings.has(KnownBug.R2_REUSE_PENDING_WRITE_SLICE);
+        this.bugsOn = new boolean[KnownBug.values().length];
+        for (KnownBug bug : KnownBug.values()) {
+            bugsOn[bug.ordinal()] = settings.has(bug);
+        }
+        this.reusePendingWriteSlices = hasBug(KnownBug.R2_REUSE_PENDING_WRITE_SLICE);
         if (snapshot == null) {
             this.ring = new L2Ring(slotCount);
-            this.index = new L2Index(slotCount, tp, settings.has(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES));
+            this.index = new L2Index(slotCount, tp, hasBug(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES));
         } else {
             this.ring = L2Ring.restore(slotCount, snapshot.runsOldestFirst(), snapshot.head(), snapshot.nextRunId());
-            this.index = new L2Index(slotCount, tp, settings.has(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES));
+            this.index = new L2Index(slotCount, tp, hasBug(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES));
             for (L2Index.EntryRecord record : snapshot.entries()) {
                 index.restoreVisible(record);
                 storeEpoch = Math.max(storeEpoch, record.version());
@@ -367,6 +372,14 @@ public final class TieredStore {
         this.lastStoreEpochByUnit = new long[unitCount];
         this.residencyGainByUnit = new long[unitCount];
         this.watchersByUnit = new int[unitCount];
+    }
+
+    /**
+     * Whether an ablation switch is on; asked on hot paths (every role change), so the answers are
+     * read once from the settings into an array by ordinal.
+     */
+    private boolean hasBug(KnownBug bug) {
+        return bugsOn[bug.ordinal()];
     }
 
     private int unitIndex(long unit) {
@@ -719,7 +732,7 @@ public final class TieredStore {
     private Lease createLease(long requestId, List<Long> units, List<Content> expected, int startBlock, long epochAtLookup,
                               long nowNs) {
         long bytes = units.size() * laneBytes;
-        if (!settings.has(KnownBug.R5_NO_LEASE_ADMISSION) && leasedRemainingBytes + bytes > settings.l1CapacityBytes()) {
+        if (!hasBug(KnownBug.R5_NO_LEASE_ADMISSION) && leasedRemainingBytes + bytes > settings.l1CapacityBytes()) {
             count(StoreCounter.LEASE_ADMISSION_WAITS, 1);
             trace.record("lease-wait", requestId, bytes, leasedRemainingBytes);
             return null;
@@ -784,7 +797,7 @@ public final class TieredStore {
             return;
         }
         if (lease.activeLoad != null) {
-            if (!settings.has(KnownBug.R8_RELEASE_BORROW_ON_CANCEL)) {
+            if (!hasBug(KnownBug.R8_RELEASE_BORROW_ON_CANCEL)) {
                 lease.releaseAll = true;
                 trace.record("lease-release-all", lease.leaseId);
                 return;
@@ -837,7 +850,7 @@ public final class TieredStore {
 
     private void startPromotion(LeaseUnit leaseUnit) {
         Promotion inFlight = promotionByUnit.get(leaseUnit.unit);
-        if (inFlight != null && !settings.has(KnownBug.R6_NO_SINGLE_FLIGHT)) {
+        if (inFlight != null && !hasBug(KnownBug.R6_NO_SINGLE_FLIGHT)) {
             // Single flight: one L2 read, one slice, shared by every lease that wants the range.
             inFlight.waiters.add(leaseUnit);
             inFlight.epochBaseline = Math.min(inFlight.epochBaseline, leaseUnit.epochAtLookup);
@@ -953,7 +966,7 @@ public final class TieredStore {
         // evicted key's bytes with no newer epoch: publishing them would put a slice at a unit that
         // no longer belongs to that key, over the old slice another lease may still hold (R4).
         boolean stale = residentNow != null || lastStore > promotion.epochBaseline || !everyWaiterIndexed(promotion);
-        if (stale && !settings.has(KnownBug.R1_PUBLISH_STALE_PROMOTION)) {
+        if (stale && !hasBug(KnownBug.R1_PUBLISH_STALE_PROMOTION)) {
             count(StoreCounter.PROMOTIONS_STALE, 1);
             trace.record("promotion-stale", promotion.promotionId, lastStore, promotion.epochBaseline);
             slice.reserved = false;
@@ -1021,7 +1034,7 @@ public final class TieredStore {
     private void failPromotion(Promotion promotion) {
         count(StoreCounter.PROMOTIONS_FAILED, 1);
         trace.record("promotion-fail", promotion.promotionId);
-        if (settings.has(KnownBug.R7_LEAK_FAILED_PROMOTION)) {
+        if (hasBug(KnownBug.R7_LEAK_FAILED_PROMOTION)) {
             // The bug: the reservation is kept and the waiters are never told.
             return;
         }
@@ -1036,7 +1049,7 @@ public final class TieredStore {
             affected.add(waiter.lease);
         }
         for (Lease lease : affected) {
-            if (settings.has(KnownBug.R9_SURFACE_BATCH_ERROR_EARLY) && !lease.acquireReported) {
+            if (hasBug(KnownBug.R9_SURFACE_BATCH_ERROR_EARLY) && !lease.acquireReported) {
                 // The bug: surface the error before the rest of the batch has completed.
                 lease.acquireReported = true;
                 events.add(new StoreEvent.AcquireDone(lease.requestId, false));
@@ -1058,13 +1071,13 @@ public final class TieredStore {
                     waiting.remove(promotion);
                 }
                 readyReads.remove(promotion);
-                if (!settings.has(KnownBug.R7_LEAK_FAILED_PROMOTION)) {
+                if (!hasBug(KnownBug.R7_LEAK_FAILED_PROMOTION)) {
                     promotion.slice.reserved = false;
                     rolesChanged(promotion.slice);
                 }
             }
             case READING -> {
-                boolean freeNow = settings.has(KnownBug.R9_SURFACE_BATCH_ERROR_EARLY);
+                boolean freeNow = hasBug(KnownBug.R9_SURFACE_BATCH_ERROR_EARLY);
                 if (freeNow) {
                     // The bug: the buffer goes back to the pool while the kernel may still write into it.
                     promotion.slice.reserved = false;
@@ -1072,7 +1085,7 @@ public final class TieredStore {
                 }
                 promotion.cancelled = true;
                 // The R7 bug: the cancelled read's reservation is never given back.
-                promotion.leakOnCompletion = settings.has(KnownBug.R7_LEAK_FAILED_PROMOTION) && !freeNow;
+                promotion.leakOnCompletion = hasBug(KnownBug.R7_LEAK_FAILED_PROMOTION) && !freeNow;
             }
         }
     }
@@ -1274,7 +1287,7 @@ public final class TieredStore {
         if (jobs == null) {
             return false;
         }
-        if (settings.has(KnownBug.R10_SAVE_AFTER_PREEMPT)) {
+        if (hasBug(KnownBug.R10_SAVE_AFTER_PREEMPT)) {
             // The bug: queued saves go on and will copy GPU blocks that now belong to someone else.
             return false;
         }
@@ -1314,11 +1327,11 @@ public final class TieredStore {
     }
 
     private boolean overlapsLease(StoreBatch batch) {
-        if (settings.has(KnownBug.R4_STORE_IGNORES_LEASES)) {
+        if (hasBug(KnownBug.R4_STORE_IGNORES_LEASES)) {
             return false;
         }
         for (int slot : batch.slots) {
-            if (ring.ownerOf(slot) != batch.runId && !settings.has(KnownBug.R11_WRITE_TO_REALLOCATED_SLOT)) {
+            if (ring.ownerOf(slot) != batch.runId && !hasBug(KnownBug.R11_WRITE_TO_REALLOCATED_SLOT)) {
                 // The ring gave this slot to a newer run: commit drops this unit (R11), so it must not wait,
                 // holding its reservation, for leases on the new owner's keys.
                 continue;
@@ -1479,7 +1492,7 @@ public final class TieredStore {
             int slot = batch.slots.get(i);
             Slice slice = batch.slices.get(i);
             boolean reallocated = ring.ownerOf(slot) != batch.runId;
-            if (reallocated && !settings.has(KnownBug.R11_WRITE_TO_REALLOCATED_SLOT)) {
+            if (reallocated && !hasBug(KnownBug.R11_WRITE_TO_REALLOCATED_SLOT)) {
                 count(StoreCounter.STORE_UNITS_DROPPED_REALLOCATED, 1);
                 trace.record("store-drop-reallocated", batch.job.requestId, slot);
                 slice.reserved = false;
@@ -1563,7 +1576,7 @@ public final class TieredStore {
                 queue = new ArrayDeque<>();
                 pendingWritesByUnit.put(unit, queue);
             }
-            if (!queue.isEmpty() && !settings.has(KnownBug.R3_UNCHAINED_OVERLAPPING_WRITES)) {
+            if (!queue.isEmpty() && !hasBug(KnownBug.R3_UNCHAINED_OVERLAPPING_WRITES)) {
                 WriteOp previous = queue.peekLast();
                 if (!previous.dependents.contains(write)) {
                     previous.dependents.add(write);
@@ -1797,7 +1810,7 @@ public final class TieredStore {
             return;
         }
         Category now = slice.strongestRole();
-        if (now == Category.PENDING_WRITE_ONLY && settings.has(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)) {
+        if (now == Category.PENDING_WRITE_ONLY && hasBug(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)) {
             // The bug: a slice whose only role is a pending write is treated as free.
             now = Category.NONE;
         }
@@ -2023,7 +2036,7 @@ public final class TieredStore {
             if (pool.overlapsFree(slice.poolOffset, laneBytes)) {
                 throw new IllegalStateException("I3: held slice at " + slice.poolOffset + " is on the free list");
             }
-            if (slice.category != slice.strongestRole() && !settings.has(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)) {
+            if (slice.category != slice.strongestRole() && !hasBug(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)) {
                 throw new IllegalStateException("I1: slice at " + slice.poolOffset + " is accounted as " + slice.category
                         + " but holds " + slice.strongestRole());
             }
@@ -2133,7 +2146,7 @@ public final class TieredStore {
                 throw new IllegalStateException("I3: slice at " + slice.poolOffset + " counts " + slice.leaseRefs
                         + " leases/" + slice.borrowRefs + " borrows but is held by " + refs[0] + "/" + refs[1]);
             }
-            if (!settings.has(KnownBug.R2_REUSE_PENDING_WRITE_SLICE) && slice.pendingWrites != refs[2]) {
+            if (!hasBug(KnownBug.R2_REUSE_PENDING_WRITE_SLICE) && slice.pendingWrites != refs[2]) {
                 throw new IllegalStateException("I3: slice at " + slice.poolOffset + " counts " + slice.pendingWrites
                         + " pending writes but " + refs[2] + " writes read from it");
             }
