@@ -2152,7 +2152,7 @@ public final class TieredStore {
             }
         }
         // Single flight (R6): never two live promotions of one unit.
-        Map<Long, Integer> promotionsPerUnit = new HashMap<>();
+        TreeMap<Long, Integer> promotionsPerUnit = new TreeMap<>();
         List<Promotion> livePromotions = new ArrayList<>(promotionsWaitingForSpace);
         livePromotions.addAll(readyReads);
         for (List<Promotion> waiting : promotionsWaitingForWrite.values()) {
@@ -2164,8 +2164,14 @@ public final class TieredStore {
             }
         }
         for (Promotion promotion : livePromotions) {
-            if (!promotion.cancelled && promotionsPerUnit.merge(promotion.unit, 1, Integer::sum) > 1) {
-                throw new IllegalStateException("R6: unit " + promotion.unit + " has two promotions in flight (single flight)");
+            if (!promotion.cancelled) {
+                promotionsPerUnit.merge(promotion.unit, 1, Integer::sum);
+            }
+        }
+        // Ordered by unit, so a violation names the lowest such unit whatever order the work was found in.
+        for (Map.Entry<Long, Integer> perUnit : promotionsPerUnit.entrySet()) {
+            if (perUnit.getValue() > 1) {
+                throw new IllegalStateException("R6: unit " + perUnit.getKey() + " has two promotions in flight (single flight)");
             }
         }
         // I9: never more than the pool.
