@@ -4,7 +4,7 @@ import tierlab.model.geometry.BlockKey;
 
 /**
  * Open-addressing hash map from {@link BlockKey} to a value, with the keys' two halves stored
- * inline in parallel {@code long} arrays. A lookup probes those arrays directly instead of
+ * inline in a {@code long} array. A lookup probes that array directly instead of
  * following a node and a key object, which is what makes a 64-block lookup walk cheap.
  *
  * <p>Linear probing over a power-of-two table kept at most half full; removal shifts later
@@ -12,8 +12,12 @@ import tierlab.model.geometry.BlockKey;
  * bits are already uniform. There is no iteration: callers that need order keep their own.
  */
 final class BlockKeyMap<V> {
-    private long[] his;
-    private long[] los;
+    /**
+     * The keys' halves side by side: slot {@code i} holds {@code hi} at {@code 2i} and {@code lo}
+     * at {@code 2i + 1}, so one probe reads one cache line for the key (the index of a 4 TiB L2
+     * outgrows the CPU caches, and its lookups are cache misses).
+     */
+    private long[] halves;
     private Object[] values;
     private int mask;
     private int size;
@@ -24,8 +28,7 @@ final class BlockKeyMap<V> {
     }
 
     private void allocate(int capacity) {
-        his = new long[capacity];
-        los = new long[capacity];
+        halves = new long[2 * capacity];
         values = new Object[capacity];
         mask = capacity - 1;
     }
@@ -47,7 +50,7 @@ final class BlockKeyMap<V> {
             if (value == null) {
                 return null;
             }
-            if (los[i] == lo && his[i] == hi) {
+            if (halves[2 * i + 1] == lo && halves[2 * i] == hi) {
                 return (V) value;
             }
         }
@@ -69,13 +72,13 @@ final class BlockKeyMap<V> {
         long lo = key.lo();
         for (int i = home(lo); ; i = (i + 1) & mask) {
             if (values[i] == null) {
-                his[i] = hi;
-                los[i] = lo;
+                halves[2 * i] = hi;
+                halves[2 * i + 1] = lo;
                 values[i] = value;
                 size++;
                 return;
             }
-            if (los[i] == lo && his[i] == hi) {
+            if (halves[2 * i + 1] == lo && halves[2 * i] == hi) {
                 values[i] = value;
                 return;
             }
@@ -91,7 +94,7 @@ final class BlockKeyMap<V> {
             if (values[i] == null) {
                 return;
             }
-            if (los[i] == lo && his[i] == hi) {
+            if (halves[2 * i + 1] == lo && halves[2 * i] == hi) {
                 break;
             }
             i = (i + 1) & mask;
@@ -101,11 +104,11 @@ final class BlockKeyMap<V> {
         // Backward shift: move later members of the run into the hole when their home allows it.
         int hole = i;
         for (int j = (hole + 1) & mask; values[j] != null; j = (j + 1) & mask) {
-            int homeOfJ = home(los[j]);
+            int homeOfJ = home(halves[2 * j + 1]);
             boolean movable = hole <= j ? (homeOfJ <= hole || homeOfJ > j) : (homeOfJ <= hole && homeOfJ > j);
             if (movable) {
-                his[hole] = his[j];
-                los[hole] = los[j];
+                halves[2 * hole] = halves[2 * j];
+                halves[2 * hole + 1] = halves[2 * j + 1];
                 values[hole] = values[j];
                 values[j] = null;
                 hole = j;
@@ -114,14 +117,13 @@ final class BlockKeyMap<V> {
     }
 
     private void grow() {
-        long[] oldHis = his;
-        long[] oldLos = los;
+        long[] oldHalves = halves;
         Object[] oldValues = values;
         allocate(oldValues.length * 2);
         size = 0;
         for (int i = 0; i < oldValues.length; i++) {
             if (oldValues[i] != null) {
-                put(new BlockKey(oldHis[i], oldLos[i]), castValue(oldValues[i]));
+                put(new BlockKey(oldHalves[2 * i], oldHalves[2 * i + 1]), castValue(oldValues[i]));
             }
         }
     }
