@@ -584,8 +584,11 @@ public final class EngineScheduler {
                 continue;
             }
             long chunk = Math.min(budget, request.spec.promptTokens() - request.computedTokens);
-            List<IoOp.GpuBlockWrite> completed = new ArrayList<>();
             long fullBlocks = request.fullBlocks(blockTokens);
+            // At most the full blocks this chunk reaches the end of: sized once, never grown.
+            long blocksReached = Math.min(fullBlocks, (request.computedTokens + chunk) / blockTokens)
+                    - request.computedTokens / blockTokens;
+            List<IoOp.GpuBlockWrite> completed = new ArrayList<>((int) Math.max(0, blocksReached));
             for (long b = request.computedTokens / blockTokens; b < fullBlocks; b++) {
                 if ((b + 1) * blockTokens > request.computedTokens + chunk) {
                     break;
