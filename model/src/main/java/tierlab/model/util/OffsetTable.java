@@ -61,11 +61,14 @@ public final class OffsetTable<V> {
         if (index < 0) {
             return offStride.get(position);
         }
+        Object[] page = pageIfAllocated(index);
+        return page == null ? null : (V) page[index & PAGE_MASK];
+    }
+
+    /** The page that holds paged index {@code index}, or {@code null} if nothing was ever written there. */
+    private Object[] pageIfAllocated(int index) {
         int page = index >>> PAGE_SHIFT;
-        if (page >= pages.length || pages[page] == null) {
-            return null;
-        }
-        return (V) pages[page][index & PAGE_MASK];
+        return page < pages.length ? pages[page] : null;
     }
 
     /** Stores {@code value} at {@code position}, replacing what was there. */
@@ -132,13 +135,13 @@ public final class OffsetTable<V> {
         if (index < 0) {
             return offStride.remove(position);
         }
-        int page = index >>> PAGE_SHIFT;
-        if (page >= pages.length || pages[page] == null) {
+        Object[] page = pageIfAllocated(index);
+        if (page == null) {
             return null;
         }
-        V old = (V) pages[page][index & PAGE_MASK];
+        V old = (V) page[index & PAGE_MASK];
         if (old != null) {
-            pages[page][index & PAGE_MASK] = null;
+            page[index & PAGE_MASK] = null;
             pagedSize--;
         }
         return old;
