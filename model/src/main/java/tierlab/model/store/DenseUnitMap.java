@@ -8,6 +8,10 @@ import java.util.List;
  * array indexed by {@code offset / laneBytes}. Units are dense and bounded by the L2 size, so
  * this is both faster than hashing boxed offsets (which are multiples of a power of two and
  * collide) and ordered: iteration goes by ascending offset, never by hash order.
+ *
+ * <p>{@link tierlab.model.util.OffsetTable} is the general form, for positions whose bound is not
+ * known up front or that may lie off the stride (the payload ledger's L1 cells); the store's units
+ * are always aligned and bounded by the L2 size, so here one flat array serves, with no page step.
  */
 final class DenseUnitMap<V> {
     private final long laneBytes;

@@ -252,8 +252,6 @@ public final class TieredStore {
     private final ReplacementPolicy policy;
     private final DecisionTrace trace;
     private final long[] counters = new long[StoreCounter.values().length];
-    /** R2's switch, read inside eviction scans, so kept as a field. */
-    private final boolean reusePendingWriteSlices;
 
     private final ArrayDeque<IoOp> outbox = new ArrayDeque<>();
     private final ArrayDeque<StoreEvent> events = new ArrayDeque<>();
@@ -341,7 +339,7 @@ public final class TieredStore {
         long[] futureUnits = settings.futureReferences();
         long[] futureKeys = futureUnits == null ? null : new long[futureUnits.length];
         for (int i = 0; futureKeys != null && i < futureUnits.length; i++) {
-            futureKeys[i] = policyKeyOf(futureUnits[i], laneBytes);
+            futureKeys[i] = unitIndex(futureUnits[i]);
         }
         this.policy = Policies.create(settings.policy(), new PolicyOptions(
                 Math.max(1, settings.l1CapacityBytes() / laneBytes), settings.mruInterval(), futureKeys));
@@ -350,7 +348,6 @@ public final class TieredStore {
         for (KnownBug bug : KnownBug.values()) {
             bugsOn[bug.ordinal()] = settings.has(bug);
         }
-        this.reusePendingWriteSlices = hasBug(KnownBug.R2_REUSE_PENDING_WRITE_SLICE);
         if (snapshot == null) {
             this.ring = new L2Ring(slotCount);
             this.index = new L2Index(slotCount, tp, hasBug(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES));
@@ -381,22 +378,16 @@ public final class TieredStore {
         return bugsOn[bug.ordinal()];
     }
 
+    /**
+     * A unit's index ({@code lane × slotCount + slot}) from its byte offset. It is also the
+     * replacement policy's key of the unit: indexes are small and dense, so the policy's key table
+     * is a plain array, and the map is monotonic, so any order the policy sees among keys is the
+     * offsets' order.
+     */
     private int unitIndex(long unit) {
         return (int) (unit / laneBytes);
     }
 
-    /**
-     * The replacement policy's key of a unit: its index ({@code lane × slotCount + slot}), not its
-     * byte offset. Indexes are small and dense, so the policy's key table is a plain array; the map
-     * is monotonic, so any order the policy sees among keys is the offsets' order.
-     */
-    private static long policyKeyOf(long unit, long laneBytes) {
-        return unit / laneBytes;
-    }
-
-    private long policyKey(long unit) {
-        return policyKeyOf(unit, laneBytes);
-    }
 
     /**
      * Builds a store whose L2 index and ring come from a snapshot taken by {@link #snapshot()}. A
@@ -779,9 +770,9 @@ public final class TieredStore {
         Slice slice = residentByUnit.get(unit);
         if (slice.headroom) {
             unlinkHeadroom(slice);
-            policy.onInsert(policyKey(unit), groupId, position);
+            policy.onInsert(unitIndex(unit), groupId, position);
         } else {
-            policy.onAccess(policyKey(unit));
+            policy.onAccess(unitIndex(unit));
         }
     }
 
@@ -1721,7 +1712,7 @@ public final class TieredStore {
     }
 
     private boolean evictionFreesMemory(Slice slice) {
-        return slice.pendingWrites == 0 || reusePendingWriteSlices;
+        return slice.pendingWrites == 0 || hasBug(KnownBug.R2_REUSE_PENDING_WRITE_SLICE);
     }
 
     private void evict(Slice slice) {
@@ -1735,7 +1726,7 @@ public final class TieredStore {
         if (slice.headroom) {
             unlinkHeadroom(slice);
         } else {
-            policy.onRemove(policyKey(slice.unit));
+            policy.onRemove(unitIndex(slice.unit));
         }
         slice.resident = false;
         rolesChanged(slice);
@@ -1782,7 +1773,7 @@ public final class TieredStore {
         if (asHeadroom) {
             appendHeadroom(slice);
         } else {
-            policy.onInsert(policyKey(slice.unit), groupId, position);
+            policy.onInsert(unitIndex(slice.unit), groupId, position);
         }
         rolesChanged(slice);
     }
@@ -1918,7 +1909,7 @@ public final class TieredStore {
 
     /** Whether the unit is an ordinary (policy-managed) resident entry, not a headroom one. */
     public boolean inPolicy(long unit) {
-        return policy.contains(policyKey(unit));
+        return policy.contains(unitIndex(unit));
     }
 
     public DecisionTrace trace() {
@@ -2074,7 +2065,7 @@ public final class TieredStore {
             if (!slice.resident || slice.unit != unit || slice.freed) {
                 throw new IllegalStateException("I2: L1 index entry for unit " + unit + " is not a live resident slice");
             }
-            if (slice.headroom == policy.contains(policyKey(slice.unit))) {
+            if (slice.headroom == policy.contains(unitIndex(slice.unit))) {
                 throw new IllegalStateException("I2: unit " + slice.unit + " must be in exactly one of headroom and policy");
             }
             if (slice.headroom) headroomSeen++;

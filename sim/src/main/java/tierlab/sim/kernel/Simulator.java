@@ -115,9 +115,7 @@ public final class Simulator {
             move(parent, slot);
             slot = parent;
         }
-        heapTimesNs[slot] = timeNs;
-        heapSequences[slot] = sequence;
-        heapEvents[slot] = event;
+        place(slot, timeNs, sequence, event);
     }
 
     /** Removes the earliest entry (the caller has read it from slot 0). */
@@ -146,6 +144,10 @@ public final class Simulator {
             move(child, slot);
             slot = child;
         }
+        place(slot, timeNs, sequence, event);
+    }
+
+    private void place(int slot, long timeNs, long sequence, Event event) {
         heapTimesNs[slot] = timeNs;
         heapSequences[slot] = sequence;
         heapEvents[slot] = event;
