@@ -2,20 +2,19 @@ package tierlab.engine.bench;
 
 import java.util.Arrays;
 import java.util.List;
+import org.apache.commons.math3.stat.descriptive.rank.Median;
 
 /** Order statistics for a handful of rounds: medians and ranges, never means (the disk here is too noisy for them). */
 final class BenchStats {
 
     private BenchStats() {}
 
-    /** The median; for an even count the mean of the two middle values. */
+    /** The median (Commons Math); for an even count the mean of the two middle values. */
     static double median(List<Double> values) {
         if (values.isEmpty()) {
             throw new IllegalArgumentException("median of no values");
         }
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int middle = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        return new Median().evaluate(toArray(values));
     }
 
     static double min(List<Double> values) {

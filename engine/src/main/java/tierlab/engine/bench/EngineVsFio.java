@@ -2,6 +2,7 @@ package tierlab.engine.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.StringWriter;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.LongColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
 import tierlab.engine.IoCounters;
 import tierlab.engine.IoUringBackend;
 import tierlab.engine.IoUringSettings;
@@ -501,38 +506,84 @@ public final class EngineVsFio {
         return md.toString();
     }
 
+    // The CSVs are Tablesaw tables (quoting and escaping are the library's). Decimal figures are
+    // kept as text at a fixed precision, so the files read the same as the markdown report.
+
     static String summaryCsv(List<CaseSummary> summaries) {
-        StringBuilder csv = new StringBuilder("case,access,block_bytes,queue_depth,rounds,engine_mib_s_median,fio_mib_s_median,"
-                + "ratio_median,ratio_min,ratio_max,engine_enter_calls_per_op_median,ratios\n");
+        Table table = Table.create("engine-vs-fio",
+                StringColumn.create("case"), StringColumn.create("access"), IntColumn.create("block_bytes"),
+                IntColumn.create("queue_depth"), IntColumn.create("rounds"), StringColumn.create("engine_mib_s_median"),
+                StringColumn.create("fio_mib_s_median"), StringColumn.create("ratio_median"), StringColumn.create("ratio_min"),
+                StringColumn.create("ratio_max"), StringColumn.create("engine_enter_calls_per_op_median"),
+                StringColumn.create("ratios"));
         for (CaseSummary s : summaries) {
-            csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.2f,%.2f,%.4f,%.4f,%.4f,%.4f,%s%n", s.benchCase().name(),
-                    s.benchCase().access().fioRw(), s.benchCase().blockBytes(), s.benchCase().queueDepth(), s.rounds(),
-                    s.engineMibMedian(), s.fioMibMedian(), s.ratioMedian(), s.ratioMin(), s.ratioMax(),
-                    s.engineEnterPerOpMedian(), BenchStats.join(s.ratios(), "%.4f")));
+            table.stringColumn("case").append(s.benchCase().name());
+            table.stringColumn("access").append(s.benchCase().access().fioRw());
+            table.intColumn("block_bytes").append(s.benchCase().blockBytes());
+            table.intColumn("queue_depth").append(s.benchCase().queueDepth());
+            table.intColumn("rounds").append(s.rounds());
+            table.stringColumn("engine_mib_s_median").append(fixed(s.engineMibMedian(), 2));
+            table.stringColumn("fio_mib_s_median").append(fixed(s.fioMibMedian(), 2));
+            table.stringColumn("ratio_median").append(fixed(s.ratioMedian(), 4));
+            table.stringColumn("ratio_min").append(fixed(s.ratioMin(), 4));
+            table.stringColumn("ratio_max").append(fixed(s.ratioMax(), 4));
+            table.stringColumn("engine_enter_calls_per_op_median").append(fixed(s.engineEnterPerOpMedian(), 4));
+            table.stringColumn("ratios").append(BenchStats.join(s.ratios(), "%.4f"));
         }
-        return csv.toString();
+        return csv(table);
     }
 
     static String roundsCsv(List<Round> rounds) {
-        StringBuilder csv = new StringBuilder("case,round,first,engine_mib_s,fio_mib_s,ratio,engine_ops,engine_seconds,"
-                + "engine_enter_calls,engine_submit_enter_calls,fio_io_bytes,fio_runtime_ms,fio_iops\n");
+        Table table = Table.create("engine-vs-fio-rounds",
+                StringColumn.create("case"), IntColumn.create("round"), StringColumn.create("first"),
+                StringColumn.create("engine_mib_s"), StringColumn.create("fio_mib_s"), StringColumn.create("ratio"),
+                LongColumn.create("engine_ops"), StringColumn.create("engine_seconds"), LongColumn.create("engine_enter_calls"),
+                LongColumn.create("engine_submit_enter_calls"), LongColumn.create("fio_io_bytes"),
+                LongColumn.create("fio_runtime_ms"), StringColumn.create("fio_iops"));
         for (Round r : rounds) {
-            csv.append(String.format(Locale.ROOT, "%s,%d,%s,%.2f,%.2f,%.4f,%d,%.3f,%d,%d,%d,%d,%.1f%n", r.benchCase().name(),
-                    r.round(), r.engineFirst() ? "engine" : "fio", r.engine().mibPerSecond(), r.fio().mibPerSecond(), r.ratio(),
-                    r.engine().ops(), r.engine().elapsedNs() / 1e9, r.engineCounters().enterCalls(),
-                    r.engineCounters().submitEnterCalls(), r.fio().ioBytes(), r.fio().runtimeMs(), r.fio().iops()));
+            table.stringColumn("case").append(r.benchCase().name());
+            table.intColumn("round").append(r.round());
+            table.stringColumn("first").append(r.engineFirst() ? "engine" : "fio");
+            table.stringColumn("engine_mib_s").append(fixed(r.engine().mibPerSecond(), 2));
+            table.stringColumn("fio_mib_s").append(fixed(r.fio().mibPerSecond(), 2));
+            table.stringColumn("ratio").append(fixed(r.ratio(), 4));
+            table.longColumn("engine_ops").append(r.engine().ops());
+            table.stringColumn("engine_seconds").append(fixed(r.engine().elapsedNs() / 1e9, 3));
+            table.longColumn("engine_enter_calls").append(r.engineCounters().enterCalls());
+            table.longColumn("engine_submit_enter_calls").append(r.engineCounters().submitEnterCalls());
+            table.longColumn("fio_io_bytes").append(r.fio().ioBytes());
+            table.longColumn("fio_runtime_ms").append(r.fio().runtimeMs());
+            table.stringColumn("fio_iops").append(fixed(r.fio().iops(), 1));
         }
-        return csv.toString();
+        return csv(table);
     }
 
     static String batchingCsv(List<SubmissionBatchingProbe.Result> batching) {
-        StringBuilder csv = new StringBuilder("mode,reads,submit_calls,enter_calls,submit_enter_calls,wakeups,"
-                + "enter_calls_per_read,submit_enter_calls_per_read\n");
+        Table table = Table.create("engine-vs-fio-batching",
+                StringColumn.create("mode"), LongColumn.create("reads"), LongColumn.create("submit_calls"),
+                LongColumn.create("enter_calls"), LongColumn.create("submit_enter_calls"), LongColumn.create("wakeups"),
+                StringColumn.create("enter_calls_per_read"), StringColumn.create("submit_enter_calls_per_read"));
         for (SubmissionBatchingProbe.Result b : batching) {
-            csv.append(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%.4f,%.4f%n", b.mode(), b.reads(), b.submitCalls(),
-                    b.enterCalls(), b.submitEnterCalls(), b.wakeups(), b.enterCallsPerRead(), b.submitEnterCallsPerRead()));
+            table.stringColumn("mode").append(b.mode());
+            table.longColumn("reads").append(b.reads());
+            table.longColumn("submit_calls").append(b.submitCalls());
+            table.longColumn("enter_calls").append(b.enterCalls());
+            table.longColumn("submit_enter_calls").append(b.submitEnterCalls());
+            table.longColumn("wakeups").append(b.wakeups());
+            table.stringColumn("enter_calls_per_read").append(fixed(b.enterCallsPerRead(), 4));
+            table.stringColumn("submit_enter_calls_per_read").append(fixed(b.submitEnterCallsPerRead(), 4));
         }
-        return csv.toString();
+        return csv(table);
+    }
+
+    private static String fixed(double value, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    private static String csv(Table table) {
+        StringWriter text = new StringWriter();
+        table.write().csv(text);
+        return text.toString();
     }
 
     /** Never a half-written output: write beside, then rename over. */

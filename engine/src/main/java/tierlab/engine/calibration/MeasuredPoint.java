@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import org.apache.commons.math3.stat.descriptive.rank.Median;
 import tierlab.engine.bench.BenchCase;
 
 /**
@@ -72,11 +73,9 @@ public record MeasuredPoint(BenchCase benchCase, int repeat, long ops, long byte
         return List.copyOf(medians);
     }
 
-    /** The median; for an even count the mean of the two middle values. */
+    /** The median of one field (Commons Math); for an even count the mean of the two middle values. */
     static double median(List<MeasuredPoint> points, ToDoubleFunction<MeasuredPoint> field) {
-        double[] sorted = points.stream().mapToDouble(field).sorted().toArray();
-        int middle = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        return new Median().evaluate(points.stream().mapToDouble(field).toArray());
     }
 
     /** Sorted by pattern, block size, queue depth, repeat: a stable order for tables. */

@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
+import org.apache.commons.math3.stat.descriptive.rank.Median;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
@@ -275,14 +276,9 @@ public final class CalibrationExperiment {
         return points.stream().filter(which).mapToDouble(CalibrationPoint::throughputRelativeError).toArray();
     }
 
+    /** The median (Commons Math); NaN for no values. */
     static double median(double[] values) {
-        if (values.length == 0) {
-            return Double.NaN;
-        }
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int middle = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        return new Median().evaluate(values);
     }
 
     private static String humanBytes(long bytes) {
