@@ -3,20 +3,14 @@ package tierlab.engine.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,6 +22,7 @@ import tierlab.engine.IoCounters;
 import tierlab.engine.IoUringBackend;
 import tierlab.engine.IoUringSettings;
 import tierlab.engine.PinnedArena;
+import tierlab.engine.persist.AtomicFiles;
 import tierlab.engine.uring.IoUringProbe;
 import tierlab.model.io.IoOp;
 
@@ -199,10 +194,10 @@ public final class EngineVsFio {
         out.println();
         out.print(markdown);
         try {
-            writeAtomically(OUTPUT_DIR.resolve("engine-vs-fio.md"), markdown);
-            writeAtomically(OUTPUT_DIR.resolve("engine-vs-fio.csv"), summaryCsv(summaries));
-            writeAtomically(OUTPUT_DIR.resolve("engine-vs-fio-rounds.csv"), roundsCsv(rounds));
-            writeAtomically(OUTPUT_DIR.resolve("engine-vs-fio-batching.csv"), batchingCsv(batching));
+            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio.md"), markdown);
+            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio.csv"), summaryCsv(summaries));
+            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio-rounds.csv"), roundsCsv(rounds));
+            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio-batching.csv"), batchingCsv(batching));
         } catch (IOException e) {
             throw new BenchFailure(1, "writing the results under " + OUTPUT_DIR.toAbsolutePath() + " failed: " + e.getMessage(), e);
         }
@@ -293,71 +288,18 @@ public final class EngineVsFio {
         }
     }
 
-    /**
-     * Makes {@code file} exactly {@code fileBytes} long and written everywhere with random bytes, so
-     * that reads hit allocated, written blocks (ext4 answers reads of unwritten extents with zeros
-     * without touching the device). A stamp beside the file lets the next run reuse it.
-     */
+    /** The test file, written once with random bytes and reused by later runs ({@link TestFile}). */
     private void prepareTestFile(Path file, long fileBytes) throws BenchFailure {
-        Path stamp = file.resolveSibling(file.getFileName() + ".filled");
         try {
-            if (Files.exists(file) && Files.size(file) == fileBytes && Files.exists(stamp)
-                    && Files.readString(stamp).strip().equals(Long.toString(fileBytes))) {
-                out.println("test file: reusing " + file + " (written by an earlier run)");
-                return;
-            }
-            Files.deleteIfExists(stamp);
-            Files.deleteIfExists(file);
             long startNs = System.nanoTime();
-            int chunkBytes = 1 << 20;
-            int inFlight = 8;
-            try (PinnedArena arena = PinnedArena.allocate((long) chunkBytes * inFlight, false)) {
-                fillRandom(arena, SEED);
-                try (IoUringBackend backend = IoUringBackend.open(file, arena, IoUringSettings.defaults().withRings(1, RING_ENTRIES)
-                        .withL2PreallocateBytes(fileBytes))) {
-                    long ticket = 0;
-                    for (long offset = 0; offset < fileBytes; offset += (long) chunkBytes * inFlight) {
-                        List<IoOp.L2Op> writes = new ArrayList<>();
-                        for (int i = 0; i < inFlight && offset + (long) i * chunkBytes < fileBytes; i++) {
-                            long length = Math.min(chunkBytes, fileBytes - offset - (long) i * chunkBytes);
-                            writes.add(new IoOp.L2Write(++ticket, (long) i * chunkBytes, offset + (long) i * chunkBytes, length));
-                        }
-                        AtomicReference<String> error = new AtomicReference<>();
-                        CountDownLatch done = new CountDownLatch(writes.size());
-                        backend.submit(writes, (op, completion) -> {
-                            if (!completion.succeeded()) {
-                                error.compareAndSet(null, completion.errorName() + " at offset " + op.l2Offset());
-                            }
-                            done.countDown();
-                        });
-                        if (!done.await(120, TimeUnit.SECONDS)) {
-                            throw new BenchFailure(1, "writing the test file stalled at offset " + offset);
-                        }
-                        if (error.get() != null) {
-                            throw new BenchFailure(1, "writing the test file " + file + " failed: " + error.get());
-                        }
-                    }
-                }
+            if (TestFile.prepare(file, fileBytes, SEED)) {
+                out.println("test file: reusing " + file + " (written by an earlier run)");
+            } else {
+                out.printf(Locale.ROOT, "test file: wrote %d MiB of random bytes in %.1f s%n", fileBytes >> 20,
+                        (System.nanoTime() - startNs) / 1e9);
             }
-            Files.writeString(stamp, fileBytes + "\n");
-            out.printf(Locale.ROOT, "test file: wrote %d MiB of random bytes in %.1f s%n", fileBytes >> 20,
-                    (System.nanoTime() - startNs) / 1e9);
         } catch (IOException e) {
             throw new BenchFailure(1, "preparing the test file " + file + " failed: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BenchFailure(1, "interrupted while writing the test file", e);
-        }
-    }
-
-    static void fillRandom(PinnedArena arena, long seed) {
-        byte[] noise = new byte[1 << 16];
-        SplittableRandom random = new SplittableRandom(seed);
-        MemorySegment segment = arena.segment();
-        for (long offset = 0; offset < arena.sizeBytes(); offset += noise.length) {
-            random.nextBytes(noise);
-            int length = (int) Math.min(noise.length, arena.sizeBytes() - offset);
-            MemorySegment.copy(noise, 0, segment, ValueLayout.JAVA_BYTE, offset, length);
         }
     }
 
@@ -392,7 +334,7 @@ public final class EngineVsFio {
         List<Round> rounds = new ArrayList<>();
         long arenaBytes = (long) benchCase.queueDepth() * benchCase.blockBytes();
         try (PinnedArena arena = PinnedArena.allocate(arenaBytes)) {
-            fillRandom(arena, SEED + benchCase.name().hashCode());
+            TestFile.fillRandom(arena, SEED + benchCase.name().hashCode());
             for (int round = 1; round <= options.rounds(); round++) {
                 boolean engineFirst = round % 2 == 1;
                 Path json = OUTPUT_DIR.resolve("fio-" + benchCase.name() + "-r" + round + ".json");
@@ -584,16 +526,5 @@ public final class EngineVsFio {
         StringWriter text = new StringWriter();
         table.write().csv(text);
         return text.toString();
-    }
-
-    /** Never a half-written output: write beside, then rename over. */
-    static void writeAtomically(Path target, String text) throws IOException {
-        Path temp = target.resolveSibling(target.getFileName() + ".tmp");
-        Files.writeString(temp, text, StandardCharsets.UTF_8);
-        try {
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-        }
     }
 }

@@ -1,17 +1,11 @@
 package tierlab.engine.calibration;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 import tierlab.engine.FileChannelBackend;
@@ -21,6 +15,7 @@ import tierlab.engine.IoUringBackend;
 import tierlab.engine.IoUringSettings;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.bench.BenchCase;
+import tierlab.engine.bench.TestFile;
 import tierlab.model.io.StoragePort;
 
 /**
@@ -77,14 +72,14 @@ public final class CalibrationSweep {
             case FILE_CHANNEL -> false;
             case BEST -> IoUringBackend.probe().available();
         };
-        prepareFile(settings.file(), settings.fileBytes(), settings.seed());
+        TestFile.prepare(settings.file(), settings.fileBytes(), settings.seed());
         int maxBlockBytes = settings.blockSizesBytes().stream().mapToInt(Integer::intValue).max().orElseThrow();
         int maxQueueDepth = settings.queueDepths().stream().mapToInt(Integer::intValue).max().orElseThrow();
         List<MeasuredPoint> runs = new ArrayList<>();
         String status;
         String name;
         try (PinnedArena arena = PinnedArena.allocate((long) maxBlockBytes * maxQueueDepth)) {
-            fillRandom(arena, settings.seed());
+            TestFile.fillRandom(arena, settings.seed() ^ 0x5DEECE66DL);
             try (Ports ports = new Ports(settings, arena, uring, maxQueueDepth)) {
                 warmUp(settings, ports);
                 List<BenchCase> grid = settings.grid();
@@ -193,52 +188,8 @@ public final class CalibrationSweep {
         }
     }
 
-    /**
-     * Makes {@code file} exactly {@code fileBytes} long and written everywhere with random bytes. A
-     * stamp beside the file records the size, so the next sweep on the same file skips this.
-     */
-    static void prepareFile(Path file, long fileBytes, long seed) throws IOException {
-        Path stamp = file.resolveSibling(file.getFileName() + ".filled");
-        if (Files.exists(file) && Files.size(file) == fileBytes && Files.exists(stamp)
-                && Files.readString(stamp).strip().equals(Long.toString(fileBytes))) {
-            return;
-        }
-        Files.deleteIfExists(stamp);
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        SplittableRandom random = new SplittableRandom(seed);
-        byte[] chunk = new byte[4 << 20];
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            for (long offset = 0; offset < fileBytes; offset += chunk.length) {
-                random.nextBytes(chunk);
-                ByteBuffer buffer = ByteBuffer.wrap(chunk, 0, (int) Math.min(chunk.length, fileBytes - offset));
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer, offset + buffer.position());
-                }
-            }
-            // On disk before any O_DIRECT read: otherwise the first reads would race the page cache's writeback.
-            channel.force(true);
-        }
-        Files.writeString(stamp, fileBytes + "\n");
-    }
-
     /** Deletes the test file and its stamp. */
     public static void deleteFile(Path file) throws IOException {
-        Files.deleteIfExists(file.resolveSibling(file.getFileName() + ".filled"));
-        Files.deleteIfExists(file);
-    }
-
-    private static void fillRandom(PinnedArena arena, long seed) {
-        byte[] noise = new byte[1 << 16];
-        SplittableRandom random = new SplittableRandom(seed ^ 0x5DEECE66DL);
-        MemorySegment segment = arena.segment();
-        for (long offset = 0; offset < arena.sizeBytes(); offset += noise.length) {
-            random.nextBytes(noise);
-            int length = (int) Math.min(noise.length, arena.sizeBytes() - offset);
-            MemorySegment.copy(noise, 0, segment, ValueLayout.JAVA_BYTE, offset, length);
-        }
+        TestFile.delete(file);
     }
 }

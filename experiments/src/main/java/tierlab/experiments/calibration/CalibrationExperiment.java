@@ -7,10 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -29,6 +27,7 @@ import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 import tierlab.engine.calibration.CalibrationSweep;
 import tierlab.engine.calibration.MeasuredPoint;
+import tierlab.engine.persist.AtomicFiles;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.NvmeClosedLoop;
 import tierlab.sim.device.NvmeFit;
@@ -116,9 +115,9 @@ public final class CalibrationExperiment {
                 Arrays.stream(all).max().orElse(0), medianLatencyError, channelOnlyError, sweep.wallNs() / 1e9);
 
         profile.save(profileFile, profileHeader(settings, sweep, summary));
-        writeAtomically(outputDirectory.resolve(POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
-        writeAtomically(outputDirectory.resolve(RUNS_CSV), file -> runsTable(sweep.runs()).write().csv(file.toFile()));
-        writeAtomically(outputDirectory.resolve(SUMMARY_JSON), file -> Files.writeString(file, summaryJson(settings, summary)));
+        AtomicFiles.write(outputDirectory.resolve(POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
+        AtomicFiles.write(outputDirectory.resolve(RUNS_CSV), file -> runsTable(sweep.runs()).write().csv(file.toFile()));
+        AtomicFiles.write(outputDirectory.resolve(SUMMARY_JSON), file -> Files.writeString(file, summaryJson(settings, summary)));
         String subtitle = " (" + sweep.backendName() + ")";
         writeChart(outputDirectory, "throughput-read", CalibrationCharts.throughput(points, true, subtitle));
         writeChart(outputDirectory, "throughput-write", CalibrationCharts.throughput(points, false, subtitle));
@@ -285,33 +284,13 @@ public final class CalibrationExperiment {
         return bytes % (1L << 30) == 0 ? (bytes >> 30) + " GiB" : (bytes >> 20) + " MiB";
     }
 
-    @FunctionalInterface
-    private interface FileWriter {
-        void write(Path file) throws IOException;
-    }
-
-    /** Writes beside the target, then renames over it: a reader sees the old file or the new one, never half of one. */
-    private static void writeAtomically(Path target, FileWriter writer) throws IOException {
-        Path temp = target.resolveSibling("." + target.getFileName() + ".tmp");
-        try {
-            writer.write(temp);
-            try {
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
-    }
-
     private static void writeChart(Path directory, String stem, XYChart chart) throws IOException {
-        writeAtomically(directory.resolve(stem + ".png"), file -> {
+        AtomicFiles.write(directory.resolve(stem + ".png"), file -> {
             try (OutputStream out = Files.newOutputStream(file)) {
                 BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
             }
         });
-        writeAtomically(directory.resolve(stem + ".svg"), file -> {
+        AtomicFiles.write(directory.resolve(stem + ".svg"), file -> {
             try (OutputStream out = Files.newOutputStream(file)) {
                 VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
             }

@@ -11,13 +11,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import tierlab.engine.persist.AtomicFiles;
 
 /**
  * Every device the simulator models, as one file (JSON or YAML) an experiment can name. The
@@ -90,13 +88,7 @@ public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, Gpu
 
     /** Writes {@link #toYaml} to {@code file}: beside it first, then renamed over, so a reader never sees half a file. */
     public void save(Path file, String headerComment) throws IOException {
-        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.writeString(temp, toYaml(headerComment), StandardCharsets.UTF_8);
-        try {
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
+        AtomicFiles.writeString(file, toYaml(headerComment));
     }
 
     private static void integralDoublesAsLongs(JsonNode node) {
