@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import tierlab.engine.persist.AtomicFiles;
 
 /**
  * A saved failure: the shrunk schedule (configuration with its ablation switches, and every step)
@@ -45,9 +45,7 @@ public record ReplayFile(int format, String target, long seed, Check check, int 
     /** Writes atomically (temp file, then move), so a hunt interrupted mid-write leaves no half file. */
     public void write(Path file) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
-        Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-        JSON.writeValue(temp.toFile(), this);
-        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        AtomicFiles.write(file, temp -> JSON.writeValue(temp.toFile(), this));
     }
 
     public static ReplayFile read(Path file) throws IOException {
