@@ -57,7 +57,7 @@ class OutdatedPromotionOverHeldUnitTest {
 
         h.save(3, B, 20);
         assertEquals(unit, h.unitsOf(B).get(0), "the ring gave A's slot to B");
-        assertNull(h.store.index().entry(A.get(0)), "A left the index with its run");
+        assertNull(h.store.testView().l2Entry(A.get(0)), "A left the index with its run");
         assertFalse(h.store.isResident(unit), "A's L1 copy left L1 with it (Y still holds the slice)");
         assertTrue(h.pendingOf(IoOp.CopyFromGpu.class).isEmpty(), "B waits for Y's lease on unit u");
 

@@ -66,7 +66,7 @@ class RaceR01StalePromotionTest {
 
         h.save(3, B, 20);
         assertEquals(unit, h.unitsOf(B).get(0), "the ring gave A's slot to B");
-        assertNull(h.store.index().entry(A.get(0)), "A left the index with its run");
+        assertNull(h.store.testView().l2Entry(A.get(0)), "A left the index with its run");
         h.complete(h.first(IoOp.CopyFromGpu.class));
         assertTrue(h.store.isResident(unit), "B is resident at A's old unit");
         IoOp.L2Write writeB = h.first(IoOp.L2Write.class);
@@ -150,7 +150,7 @@ class RaceR01StalePromotionTest {
         assertTrue(stageB.l1Offset() != sliceA, "B's staging slice is not the borrowed one");
         h.checkEveryStep = false;
         h.complete(stageB);
-        assertNotNull(h.store.index().visible(B.get(0)), "B is committed and visible");
+        assertNotNull(h.store.testView().l2Visible(B.get(0)), "B is committed and visible");
         assertTrue(h.store.isResident(unit), "B is published over the range X's copy is reading");
         IllegalStateException broken = assertThrows(IllegalStateException.class, h.store::checkInvariants);
         assertTrue(broken.getMessage().startsWith("R4"), broken.getMessage());

@@ -96,7 +96,7 @@ class RaceR02PendingWriteSliceTest {
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS), "B waits for L1 space");
         assertFalse(hasStaging(h, 2), "no staging copy for B while A's write reads the only slice");
         assertTrue(h.store.isResident(unitA), "A keeps its slice while its write is pending");
-        assertEquals(0, h.store.pool().freeBytes());
+        assertEquals(0, h.store.testView().l1FreeBytes());
 
         h.complete(writeA);
         IoOp.CopyFromGpu stageB = stagingOf(h, 2);
@@ -143,7 +143,7 @@ class RaceR02PendingWriteSliceTest {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
         IoOp.L2Write writeA = evictAWhileItsWriteIsPending(h);
         long unitA = writeA.l2Offset();
-        assertEquals(0, h.store.pool().freeBytes(), "A's slice is still held by W_A");
+        assertEquals(0, h.store.testView().l1FreeBytes(), "A's slice is still held by W_A");
 
         h.save(3, B, 20);
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
@@ -164,7 +164,7 @@ class RaceR02PendingWriteSliceTest {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)));
         IoOp.L2Write writeA = evictAWhileItsWriteIsPending(h);
         long unitA = writeA.l2Offset();
-        assertEquals(StoreHarness.BLOCK, h.store.pool().freeBytes(), "A's slice went back to the pool under W_A");
+        assertEquals(StoreHarness.BLOCK, h.store.testView().l1FreeBytes(), "A's slice went back to the pool under W_A");
 
         h.save(3, B, 20);
         assertEquals(0, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));

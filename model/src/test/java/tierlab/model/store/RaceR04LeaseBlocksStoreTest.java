@@ -83,7 +83,7 @@ class RaceR04LeaseBlocksStoreTest {
 
         assertEquals(1, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
         assertFalse(hasStaging(h, 2), "B is not even staged while X's lease covers u");
-        assertNull(h.store.index().visible(B.get(0)), "B is not visible");
+        assertNull(h.store.testView().l2Visible(B.get(0)), "B is not visible");
         assertFalse(h.store.isResident(unit), "nothing is published at u");
         assertEquals(1, h.store.storeQueueDepth());
 
@@ -93,7 +93,7 @@ class RaceR04LeaseBlocksStoreTest {
         assertEquals(1, h.ledger.loadMatches(), "X loaded A");
         assertTrue(hasStaging(h, 2), "X's load released its range: B proceeds");
         h.complete(stagingOf(h, 2));
-        assertNotNull(h.store.index().visible(B.get(0)));
+        assertNotNull(h.store.testView().l2Visible(B.get(0)));
         assertTrue(h.store.isResident(unit));
         h.release(X);
         h.drain();
@@ -145,7 +145,7 @@ class RaceR04LeaseBlocksStoreTest {
 
         assertEquals(1, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
         assertEquals(1, h.store.storeQueueDepth(), "B's staged batch waits for the lease");
-        assertNull(h.store.index().visible(B.get(0)), "B is not visible");
+        assertNull(h.store.testView().l2Visible(B.get(0)), "B is not visible");
         assertEquals(2, h.store.counter(StoreCounter.STORE_UNITS_COMMITTED), "only A and C are committed");
         assertTrue(h.pendingOf(IoOp.L2Write.class).isEmpty(), "no L2 write for B yet");
 
@@ -155,9 +155,9 @@ class RaceR04LeaseBlocksStoreTest {
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_STALE));
         assertFalse(h.store.isResident(unit), "X's promotion of A was not published at u");
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
-        assertNull(h.store.index().visible(B.get(0)), "B still waits for X's lease");
+        assertNull(h.store.testView().l2Visible(B.get(0)), "B still waits for X's lease");
         h.release(X);
-        assertNotNull(h.store.index().visible(B.get(0)), "X's range was released: B committed");
+        assertNotNull(h.store.testView().l2Visible(B.get(0)), "X's range was released: B committed");
         h.drain();
 
         LookupResult hitB = h.lookup(Y, B);
@@ -179,7 +179,7 @@ class RaceR04LeaseBlocksStoreTest {
 
         assertEquals(0, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
         assertTrue(h.store.hasLease(X), "X still holds its lease on u");
-        assertNotNull(h.store.index().visible(B.get(0)), "B is visible under X's lease");
+        assertNotNull(h.store.testView().l2Visible(B.get(0)), "B is visible under X's lease");
         assertEquals(3, h.store.counter(StoreCounter.STORE_UNITS_COMMITTED), "B committed under X's lease");
 
         h.complete(h.first(IoOp.L2Read.class));

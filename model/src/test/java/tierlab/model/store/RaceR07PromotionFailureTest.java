@@ -71,7 +71,7 @@ class RaceR07PromotionFailureTest {
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hit));
         IoOp.L2Read read = h.first(IoOp.L2Read.class);
         assertEquals(unit, read.l2Offset());
-        assertEquals(0, h.store.pool().freeBytes(), "the reservation is not counted as free");
+        assertEquals(0, h.store.testView().l1FreeBytes(), "the reservation is not counted as free");
         return read;
     }
 
@@ -130,26 +130,26 @@ class RaceR07PromotionFailureTest {
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_FAILED));
         assertEquals(List.of(), acquireEvents(h), "X is never told");
         assertFalse(hasStaging(h, 3), "D is not woken");
-        assertEquals(0, h.store.pool().freeBytes());
+        assertEquals(0, h.store.testView().l1FreeBytes());
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
 
         h.release(X);
         h.drain();
         assertEquals(List.of(), acquireEvents(h));
         assertEquals(List.of(BLOCK + " reserved bytes"), h.store.leftovers(), "I10 broken: the reservation leaked");
-        assertEquals(BLOCK, h.store.pool().usedBytes() - h.store.residentCount() * BLOCK, "one block is held by nobody");
+        assertEquals(BLOCK, h.store.testView().l1UsedBytes() - h.store.residentCount() * BLOCK, "one block is held by nobody");
     }
 
     @Test
     void fixedModelHoldsCancelledPromotionKeepsItsSliceUntilTheReadLands() {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
         IoOp.L2Read read = promotionHoldsTheLastBlock(h);
-        long freeBefore = h.store.pool().freeBytes();
+        long freeBefore = h.store.testView().l1FreeBytes();
 
         h.release(X);
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_CANCELLED));
         assertFalse(h.store.hasLease(X));
-        assertEquals(freeBefore, h.store.pool().freeBytes(), "the slice under the in-flight read stays reserved");
+        assertEquals(freeBefore, h.store.testView().l1FreeBytes(), "the slice under the in-flight read stays reserved");
         assertTrue(h.store.leftovers().contains(BLOCK + " reserved bytes"), h.store.leftovers().toString());
         storeDWaits(h);
 

@@ -379,7 +379,7 @@ class StoreOperationsTest {
             h.release(2);
             h.drain();
             assertEquals(HitClass.L1, h.lookup(4, b).hitClass());
-            assertEquals(new Content(b.get(0), 0), h.ledger.l2At(h.store.unitOffset(0, 0)));
+            assertEquals(new Content(b.get(0), 0), h.ledger.l2At(h.store.testView().unitOffset(0, 0)));
         }
 
         @Test
