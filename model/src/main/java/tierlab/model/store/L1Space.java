@@ -57,7 +57,7 @@ final class L1Space extends StorePart {
         }
     }
 
-    final L1Pool pool;
+    private final L1Pool pool;
 
     private final ReplacementPolicy policy;
 
@@ -69,7 +69,7 @@ final class L1Space extends StorePart {
     private final long[] bytesByCategory = new long[Category.values().length];
 
     /** The L1 index: unit → resident slice. */
-    final DenseUnitMap<Slice> residentByUnit;
+    private final DenseUnitMap<Slice> residentByUnit;
 
     /**
      * Resident slices inserted as headroom entries, oldest first; evicted before policy victims.
@@ -89,7 +89,7 @@ final class L1Space extends StorePart {
      */
     private final long[] residencyGainByUnit;
 
-    long residencyGains;
+    private long residencyGains;
 
     /**
      * Per unit index, how many witnesses a caller has asked to {@link #watch}; a gain on a watched
@@ -331,6 +331,25 @@ final class L1Space extends StorePart {
         return policy.contains(unitIndex(unit));
     }
 
+    /** The resident slice of a unit (by L2 offset), or null: the L1 index. */
+    Slice resident(long unit) {
+        return residentByUnit.get(unit);
+    }
+
+    /** The resident slice of a unit by unit index ({@code lane × slotCount + slot}), or null. */
+    Slice residentAt(int unitIndex) {
+        return residentByUnit.getAt(unitIndex);
+    }
+
+    /** Gains of L1 content so far, on any unit (see {@link MixedOrL2Witness}). */
+    long residencyGains() {
+        return residencyGains;
+    }
+
+    long l1FreeBytes() {
+        return pool.freeBytes();
+    }
+
     long l1UsedBytes() {
         return pool.usedBytes();
     }
@@ -472,8 +491,15 @@ final class L1Space extends StorePart {
         }
     }
 
-    /** Bytes of live slices whose strongest role is {@code category} (I10 reads what is left). */
-    long bytesIn(Category category) {
-        return bytesByCategory[category.ordinal()];
+    /** I10: bytes still reserved, leased, borrowed or waiting for a write, for {@link TieredStore#leftovers}. */
+    void leftovers(List<String> left) {
+        long reserved = bytesByCategory[Category.RESERVED.ordinal()];
+        if (reserved != 0) left.add(reserved + " reserved bytes");
+        long leased = bytesByCategory[Category.LEASED_ONLY.ordinal()];
+        if (leased != 0) left.add(leased + " leased-only bytes");
+        long borrowed = bytesByCategory[Category.BORROWED_ONLY.ordinal()];
+        if (borrowed != 0) left.add(borrowed + " borrowed-only bytes");
+        long pending = bytesByCategory[Category.PENDING_WRITE_ONLY.ordinal()];
+        if (pending != 0) left.add(pending + " pending-write-only bytes");
     }
 }

@@ -7,8 +7,6 @@ import java.util.Map;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.store.L1Space.Slice;
-import tierlab.model.store.Promotions.Promotion;
-import tierlab.model.store.Promotions.PromotionState;
 
 /**
  * L2 writes: one write per piece of a commit contiguous in L1 and on L2, chained after the
@@ -44,7 +42,7 @@ final class L2Writes extends StorePart {
      * one). Dense by unit index: L2 offsets, multiples of a large power of two, pile up in a few
      * buckets of a hash map.
      */
-    final DenseUnitMap<ArrayDeque<WriteOp>> pendingWritesByUnit;
+    private final DenseUnitMap<ArrayDeque<WriteOp>> pendingWritesByUnit;
 
 
     L2Writes(StoreContext ctx) {
@@ -105,7 +103,7 @@ final class L2Writes extends StorePart {
                 trace.record("key-lost", slot);
             }
             for (int lane = 0; lane < tp; lane++) {
-                Slice resident = ctx.space.residentByUnit.get(unitOffset(slot, lane));
+                Slice resident = ctx.space.resident(unitOffset(slot, lane));
                 if (resident != null && ctx.space.isEvictable(resident)) {
                     ctx.space.unpublish(resident);
                 }
@@ -139,13 +137,7 @@ final class L2Writes extends StorePart {
             queue.remove(write);
             if (queue.isEmpty()) {
                 pendingWritesByUnit.remove(unit);
-                List<Promotion> waiting = ctx.promotions.promotionsWaitingForWrite.remove(unit);
-                if (waiting != null) {
-                    for (Promotion promotion : waiting) {
-                        promotion.state = PromotionState.READY;
-                        ctx.promotions.readyReads.add(promotion);
-                    }
-                }
+                ctx.promotions.rangeWritten(unit);
             }
         }
         for (WriteOp dependent : write.dependents) {
@@ -154,6 +146,16 @@ final class L2Writes extends StorePart {
             }
         }
         trace.record("write-done", write.l2Offset, completion.succeeded() ? 1 : 0);
+    }
+
+    /** The writes of {@code unit} not yet landed, oldest first; null when none. */
+    ArrayDeque<WriteOp> pendingWrites(long unit) {
+        return pendingWritesByUnit.get(unit);
+    }
+
+    /** I10: what is left in flight on L2, for {@link TieredStore#leftovers}. */
+    void leftovers(List<String> left) {
+        if (!pendingWritesByUnit.isEmpty()) left.add(pendingWritesByUnit.size() + " units with pending writes");
     }
 
     /**

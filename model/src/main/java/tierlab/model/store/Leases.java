@@ -64,12 +64,12 @@ final class Leases extends StorePart {
         }
     }
 
-    final TreeMap<Long, Lease> leasesById = new TreeMap<>();
+    private final TreeMap<Long, Lease> leasesById = new TreeMap<>();
 
-    final LongMap<Lease> leaseByRequest = new LongMap<>();
+    private final LongMap<Lease> leaseByRequest = new LongMap<>();
 
     /** How many unreleased lease ranges cover each unit: a store overlapping any of them waits. */
-    final int[] leasedUnitCounts;
+    private final int[] leasedUnitCounts;
 
     private long leasedRemainingBytes;
 
@@ -117,7 +117,7 @@ final class Leases extends StorePart {
             slots[b] = entry.slot();
             keys[b] = entry.key();
             for (int lane = 0; lane < tp; lane++) {
-                Slice slice = ctx.space.residentByUnit.getAt(lane * slotCount + entry.slot());
+                Slice slice = ctx.space.residentAt(lane * slotCount + entry.slot());
                 if (slice != null && holds(slice, entry.key(), lane)) {
                     resident++;
                 }
@@ -180,7 +180,7 @@ final class Leases extends StorePart {
             }
             found++;
             for (int lane = 0; lane < tp; lane++) {
-                Slice slice = ctx.space.residentByUnit.getAt(lane * slotCount + entry.slot());
+                Slice slice = ctx.space.residentAt(lane * slotCount + entry.slot());
                 if (slice != null && slice.content != null && slice.content.lane() == lane
                         && slice.content.key().equals(entry.key())) {
                     resident++;
@@ -220,10 +220,10 @@ final class Leases extends StorePart {
             found++;
             for (int lane = 0; lane < tp; lane++) {
                 int unit = lane * slotCount + entry.slot();
-                Slice slice = ctx.space.residentByUnit.getAt(unit);
+                Slice slice = ctx.space.residentAt(unit);
                 if (slice == null || slice.content == null || slice.content.lane() != lane
                         || !slice.content.key().equals(entry.key())) {
-                    return new MixedOrL2Witness(computedTokens, unit, ctx.space.residencyGains, index.removals());
+                    return new MixedOrL2Witness(computedTokens, unit, ctx.space.residencyGains(), index.removals());
                 }
             }
         }
@@ -297,7 +297,7 @@ final class Leases extends StorePart {
             lease.units.add(leaseUnit);
             leasedUnitCounts[unitIndex(unit)]++;
             leasedRemainingBytes += laneBytes;
-            Slice slice = ctx.space.residentByUnit.get(unit);
+            Slice slice = ctx.space.resident(unit);
             if (slice != null && leaseUnit.expected.equals(slice.content)) {
                 attach(leaseUnit, slice);
                 toTouch.add(leaseUnit);
@@ -390,6 +390,26 @@ final class Leases extends StorePart {
         }
     }
 
+    /** The request's lease, or null. */
+    Lease leaseOf(long requestId) {
+        return leaseByRequest.get(requestId);
+    }
+
+    /** Whether the lease has not been released yet. */
+    boolean isLive(Lease lease) {
+        return leasesById.containsKey(lease.leaseId);
+    }
+
+    /** Whether an unreleased lease range covers the unit (by unit index): a store of it must wait. */
+    boolean isLeased(int unitIndex) {
+        return leasedUnitCounts[unitIndex] > 0;
+    }
+
+    /** I10: leases not released, for {@link TieredStore#leftovers}. */
+    void leftovers(List<String> left) {
+        if (!leasesById.isEmpty()) left.add(leasesById.size() + " leases");
+    }
+
     long leasedRemainingBytes() {
         return leasedRemainingBytes;
     }
@@ -422,7 +442,7 @@ final class Leases extends StorePart {
                     }
                     refs[0]++;
                     // R4: no store publishes over a range a lease still holds.
-                    Slice residentNow = ctx.space.residentByUnit.get(leaseUnit.unit);
+                    Slice residentNow = ctx.space.resident(leaseUnit.unit);
                     if (residentNow != null && residentNow != leaseUnit.slice) {
                         throw new IllegalStateException("R4: unit " + leaseUnit.unit + " is leased by request "
                                 + lease.requestId + " but another slice was published over it");

@@ -40,7 +40,7 @@ final class Loads extends StorePart {
      * @param gpuBlockIds the GPU block receiving each loaded block, in hit order
      */
     LoadOutcome load(long requestId, List<Long> gpuBlockIds, long nowNs) {
-        Lease lease = ctx.leases.leaseByRequest.get(requestId);
+        Lease lease = ctx.leases.leaseOf(requestId);
         if (lease == null) {
             return LoadOutcome.NO_LEASE;
         }
@@ -97,7 +97,7 @@ final class Loads extends StorePart {
         }
         events.add(new StoreEvent.LoadDone(lease.requestId, completion.succeeded()));
         trace.record("load-done", lease.requestId, completion.succeeded() ? 1 : 0);
-        if (!ctx.leases.leasesById.containsKey(lease.leaseId)) {
+        if (!ctx.leases.isLive(lease)) {
             return;
         }
         if (lease.releaseAll) {

@@ -57,12 +57,12 @@ final class Promotions extends StorePart {
 
     private final DenseUnitMap<Promotion> promotionByUnit;
 
-    final ArrayDeque<Promotion> promotionsWaitingForSpace = new ArrayDeque<>();
+    private final ArrayDeque<Promotion> promotionsWaitingForSpace = new ArrayDeque<>();
 
     /** By unit: promotions that read a range only after its pending writes land. */
-    final DenseUnitMap<List<Promotion>> promotionsWaitingForWrite;
+    private final DenseUnitMap<List<Promotion>> promotionsWaitingForWrite;
 
-    final List<Promotion> readyReads = new ArrayList<>();
+    private final List<Promotion> readyReads = new ArrayList<>();
 
 
     Promotions(StoreContext ctx) {
@@ -114,7 +114,7 @@ final class Promotions extends StorePart {
             promotion.slice = slice;
             promotion.epochBaseline = Math.min(promotion.epochBaseline, ctx.storeEpoch);
             trace.record("promotion-reserve", promotion.promotionId, offset, promotion.epochBaseline);
-            ArrayDeque<WriteOp> writes = ctx.writes.pendingWritesByUnit.get(promotion.unit);
+            ArrayDeque<WriteOp> writes = ctx.writes.pendingWrites(promotion.unit);
             if (writes != null && !writes.isEmpty()) {
                 // The newest bytes of this range are still on their way to L2: read after the write lands.
                 promotion.state = PromotionState.WAIT_WRITE;
@@ -182,7 +182,7 @@ final class Promotions extends StorePart {
             return;
         }
         Slice slice = promotion.slice;
-        Slice residentNow = ctx.space.residentByUnit.get(promotion.unit);
+        Slice residentNow = ctx.space.resident(promotion.unit);
         long lastStore = ctx.lastStoreEpochByUnit[unitIndex(promotion.unit)];
         // The epoch only moves when a store commits. Between the ring evicting a run and the new
         // owner's commit (which may be waiting for a lease on this very unit), the read returns the
@@ -235,7 +235,7 @@ final class Promotions extends StorePart {
     /** A stale promotion's lease takes the newer resident bytes if they are what it expects, else reads again. */
     private void resolveStaleWaiter(LeaseUnit waiter) {
         waiter.lease.promotingUnits--;
-        Slice resident = ctx.space.residentByUnit.get(waiter.unit);
+        Slice resident = ctx.space.resident(waiter.unit);
         if (resident != null && waiter.expected.equals(resident.content)) {
             ctx.leases.attach(waiter, resident);
             ctx.leases.reportAcquireIfDone(waiter.lease);
@@ -315,6 +315,22 @@ final class Promotions extends StorePart {
 
     int activePromotions() {
         return promotionByUnit.size();
+    }
+
+    /** The last pending write of {@code unit} landed: the promotions that waited for it may read now. */
+    void rangeWritten(long unit) {
+        List<Promotion> waiting = promotionsWaitingForWrite.remove(unit);
+        if (waiting != null) {
+            for (Promotion promotion : waiting) {
+                promotion.state = PromotionState.READY;
+                readyReads.add(promotion);
+            }
+        }
+    }
+
+    /** I10: promotions still waiting for L1 space, for {@link TieredStore#leftovers}. */
+    void leftovers(List<String> left) {
+        if (!promotionsWaitingForSpace.isEmpty()) left.add(promotionsWaitingForSpace.size() + " promotions waiting for space");
     }
 
     /** R6, single flight: never two live promotions of one unit. */

@@ -13,11 +13,16 @@ import tierlab.model.l2.L2Snapshot;
 final class Recovery extends StorePart {
 
     /** Every L2 allocation in order, so a crash can tell which slots changed after a snapshot. */
-    final List<L2Ring.Run> allocationJournal = new ArrayList<>();
+    private final List<L2Ring.Run> allocationJournal = new ArrayList<>();
 
 
     Recovery(StoreContext ctx) {
         super(ctx);
+    }
+
+    /** Appends a new L2 allocation to the journal. */
+    void journal(L2Ring.Run run) {
+        allocationJournal.add(run);
     }
 
     /**
@@ -71,7 +76,7 @@ final class Recovery extends StorePart {
         for (L2Index.EntryRecord record : index.visibleRecords()) {
             boolean written = true;
             for (int lane = 0; lane < tp && written; lane++) {
-                written = !ctx.writes.pendingWritesByUnit.containsKey(unitOffset(record.slot(), lane));
+                written = ctx.writes.pendingWrites(unitOffset(record.slot(), lane)) == null;
             }
             if (written) {
                 durable.add(record);

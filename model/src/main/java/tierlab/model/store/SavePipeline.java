@@ -69,9 +69,9 @@ final class SavePipeline extends StorePart {
         }
     }
 
-    final ArrayDeque<StoreBatch> storeQueue = new ArrayDeque<>();
+    private final ArrayDeque<StoreBatch> storeQueue = new ArrayDeque<>();
 
-    final List<StoreBatch> storesWaitingForLeasesAfterCopy = new ArrayList<>();
+    private final List<StoreBatch> storesWaitingForLeasesAfterCopy = new ArrayList<>();
 
     private final LongMap<List<StoreJob>> jobsByRequest = new LongMap<>();
 
@@ -119,7 +119,7 @@ final class SavePipeline extends StorePart {
             evictL2Run(evicted);
         }
         L2Ring.Run run = allocation.run();
-        ctx.recovery.allocationJournal.add(run);
+        ctx.recovery.journal(run);
         trace.record("l2-alloc", run.runId(), run.firstSlot(), run.slotCount());
         List<Integer> slots = new ArrayList<>();
         List<BlockKey> keys = new ArrayList<>();
@@ -165,7 +165,7 @@ final class SavePipeline extends StorePart {
                 count(StoreCounter.L2_KEYS_EVICTED, 1);
             }
             for (int lane = 0; lane < tp; lane++) {
-                Slice resident = ctx.space.residentByUnit.get(unitOffset(slot, lane));
+                Slice resident = ctx.space.resident(unitOffset(slot, lane));
                 if (resident != null) {
                     ctx.space.unpublish(resident);
                 }
@@ -234,7 +234,7 @@ final class SavePipeline extends StorePart {
                 // holding its reservation, for leases on the new owner's keys.
                 continue;
             }
-            if (ctx.leases.leasedUnitCounts[unitIndex(unitOffset(slot, batch.lane))] > 0) {
+            if (ctx.leases.isLeased(unitIndex(unitOffset(slot, batch.lane)))) {
                 return true;
             }
         }
@@ -253,6 +253,12 @@ final class SavePipeline extends StorePart {
             }
         }
         return false;
+    }
+
+    /** I10: store batches still queued or waiting for leases, for {@link TieredStore#leftovers}. */
+    void leftovers(List<String> left) {
+        if (!storeQueue.isEmpty()) left.add(storeQueue.size() + " queued store batches");
+        if (!storesWaitingForLeasesAfterCopy.isEmpty()) left.add(storesWaitingForLeasesAfterCopy.size() + " staged stores waiting for leases");
     }
 
     /** Moves the head of the FIFO store queue as far as it can go. */

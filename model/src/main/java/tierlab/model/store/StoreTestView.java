@@ -20,12 +20,7 @@ public final class StoreTestView {
 
     /** Free bytes of the L1 pool (fragmented or not). */
     public long l1FreeBytes() {
-        return ctx.space.pool.freeBytes();
-    }
-
-    /** Bytes of the L1 pool held by slices of any role. */
-    public long l1UsedBytes() {
-        return ctx.space.pool.usedBytes();
+        return ctx.space.l1FreeBytes();
     }
 
     /** The L2 index entry of {@code key}, committed or only claimed; null if none. */

@@ -10,7 +10,6 @@ import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
 import tierlab.model.l2.L2Ring;
 import tierlab.model.l2.L2Snapshot;
-import tierlab.model.store.L1Space.Category;
 import tierlab.model.store.L1Space.Slice;
 import tierlab.model.store.L2Writes.WriteOp;
 import tierlab.model.store.Loads.Load;
@@ -392,21 +391,12 @@ public final class TieredStore {
      */
     public List<String> leftovers() {
         List<String> left = new ArrayList<>();
-        if (leases.leaseCount() > 0) left.add(leases.leaseCount() + " leases");
+        leases.leftovers(left);
         if (ctx.inflightByTicket.size() > 0) left.add(ctx.inflightByTicket.size() + " in-flight operations");
-        int waitingForSpace = promotions.promotionsWaitingForSpace.size();
-        if (waitingForSpace > 0) left.add(waitingForSpace + " promotions waiting for space");
-        if (!saves.storeQueue.isEmpty()) left.add(saves.storeQueue.size() + " queued store batches");
-        if (!saves.storesWaitingForLeasesAfterCopy.isEmpty()) left.add(saves.storesWaitingForLeasesAfterCopy.size() + " staged stores waiting for leases");
-        if (!writes.pendingWritesByUnit.isEmpty()) left.add(writes.pendingWritesByUnit.size() + " units with pending writes");
-        long reserved = space.bytesIn(Category.RESERVED);
-        if (reserved != 0) left.add(reserved + " reserved bytes");
-        long leased = space.bytesIn(Category.LEASED_ONLY);
-        if (leased != 0) left.add(leased + " leased-only bytes");
-        long borrowed = space.bytesIn(Category.BORROWED_ONLY);
-        if (borrowed != 0) left.add(borrowed + " borrowed-only bytes");
-        long pending = space.bytesIn(Category.PENDING_WRITE_ONLY);
-        if (pending != 0) left.add(pending + " pending-write-only bytes");
+        promotions.leftovers(left);
+        saves.leftovers(left);
+        writes.leftovers(left);
+        space.leftovers(left);
         return left;
     }
 

@@ -137,7 +137,7 @@ class RaceR07PromotionFailureTest {
         h.drain();
         assertEquals(List.of(), acquireEvents(h));
         assertEquals(List.of(BLOCK + " reserved bytes"), h.store.leftovers(), "I10 broken: the reservation leaked");
-        assertEquals(BLOCK, h.store.testView().l1UsedBytes() - h.store.residentCount() * BLOCK, "one block is held by nobody");
+        assertEquals(BLOCK, h.store.l1UsedBytes() - h.store.residentCount() * BLOCK, "one block is held by nobody");
     }
 
     @Test
