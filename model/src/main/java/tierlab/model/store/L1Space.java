@@ -58,7 +58,6 @@ final class L1Space extends StorePart {
     }
 
     private final L1Pool pool;
-
     private final ReplacementPolicy policy;
 
     /** Every live slice by pool offset, for invariant checks and accounting. */
@@ -77,18 +76,15 @@ final class L1Space extends StorePart {
      * (eviction, an access that makes them ordinary) in constant time and without allocation.
      */
     private Slice headroomOldest;
-
     private Slice headroomNewest;
-
     private int headroomCount;
 
     /**
      * Per unit index, the value of {@link #residencyGains} when the unit last gained L1 content
-     * (was published, or had its content set). With {@link L2Index#removals()} it tells whether a
+     * (was published, or had its content set). With {@link tierlab.model.l2.L2Index#removals()} it tells whether a
      * {@link MixedOrL2Witness} still holds: see {@link Leases#mixedOrL2Witness}.
      */
     private final long[] residencyGainByUnit;
-
     private long residencyGains;
 
     /**
@@ -97,9 +93,7 @@ final class L1Space extends StorePart {
      * constant time that none of them can have broken.
      */
     private final int[] watchersByUnit;
-
     private long watchedResidencyGains;
-
 
     L1Space(StoreContext ctx) {
         super(ctx);
@@ -137,7 +131,7 @@ final class L1Space extends StorePart {
     }
 
     /**
-     * Gains of L1 content on watched units so far. While this and {@link L2Index#removals()} are
+     * Gains of L1 content on watched units so far. While this and {@link tierlab.model.l2.L2Index#removals()} are
      * unchanged, every watched witness that held still holds.
      */
     long watchedResidencyGains() {

@@ -44,7 +44,6 @@ final class L2Writes extends StorePart {
      */
     private final DenseUnitMap<ArrayDeque<WriteOp>> pendingWritesByUnit;
 
-
     L2Writes(StoreContext ctx) {
         super(ctx);
         this.pendingWritesByUnit = new DenseUnitMap<>(laneBytes, ctx.unitCount);

@@ -65,14 +65,11 @@ final class Leases extends StorePart {
     }
 
     private final TreeMap<Long, Lease> leasesById = new TreeMap<>();
-
     private final LongMap<Lease> leaseByRequest = new LongMap<>();
 
     /** How many unreleased lease ranges cover each unit: a store overlapping any of them waits. */
     private final int[] leasedUnitCounts;
-
     private long leasedRemainingBytes;
-
 
     Leases(StoreContext ctx) {
         super(ctx);

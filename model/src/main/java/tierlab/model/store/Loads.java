@@ -28,7 +28,6 @@ final class Loads extends StorePart {
         }
     }
 
-
     Loads(StoreContext ctx) {
         super(ctx);
     }

@@ -56,14 +56,11 @@ final class Promotions extends StorePart {
     }
 
     private final DenseUnitMap<Promotion> promotionByUnit;
-
     private final ArrayDeque<Promotion> promotionsWaitingForSpace = new ArrayDeque<>();
 
     /** By unit: promotions that read a range only after its pending writes land. */
     private final DenseUnitMap<List<Promotion>> promotionsWaitingForWrite;
-
     private final List<Promotion> readyReads = new ArrayList<>();
-
 
     Promotions(StoreContext ctx) {
         super(ctx);

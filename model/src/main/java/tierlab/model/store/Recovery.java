@@ -15,7 +15,6 @@ final class Recovery extends StorePart {
     /** Every L2 allocation in order, so a crash can tell which slots changed after a snapshot. */
     private final List<L2Ring.Run> allocationJournal = new ArrayList<>();
 
-
     Recovery(StoreContext ctx) {
         super(ctx);
     }

@@ -70,13 +70,9 @@ final class SavePipeline extends StorePart {
     }
 
     private final ArrayDeque<StoreBatch> storeQueue = new ArrayDeque<>();
-
     private final List<StoreBatch> storesWaitingForLeasesAfterCopy = new ArrayList<>();
-
     private final LongMap<List<StoreJob>> jobsByRequest = new LongMap<>();
-
     private int stagingInUse;
-
 
     SavePipeline(StoreContext ctx) {
         super(ctx);
