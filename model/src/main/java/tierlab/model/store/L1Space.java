@@ -357,11 +357,6 @@ final class L1Space extends StorePart {
         return slice != null && slice.headroom;
     }
 
-    /** Resident units in ascending order. */
-    List<Long> residentUnits() {
-        return residentByUnit.keys();
-    }
-
     int residentCount() {
         return residentByUnit.size();
     }

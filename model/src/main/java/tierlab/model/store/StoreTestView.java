@@ -7,9 +7,9 @@ import tierlab.model.l2.L2Ring;
 
 /**
  * The narrow, read-only view of a {@link TieredStore}'s insides that tests, test harnesses and
- * the race hunt compare against their expectations: L1 pool occupancy, L2 index entries, the
- * ring's runs and the unit layout. Nothing here changes the store, and no run decides anything by
- * it; production code uses the facade's queries instead.
+ * the race hunt compare against their expectations: L1 pool occupancy and residency, promotions,
+ * L2 index entries, the ring's runs and the unit layout. Nothing here changes the store, and no
+ * run decides anything by it; production code uses the facade's queries instead.
  */
 public final class StoreTestView {
     private final StoreContext ctx;
@@ -21,6 +21,26 @@ public final class StoreTestView {
     /** Free bytes of the L1 pool (fragmented or not). */
     public long l1FreeBytes() {
         return ctx.space.l1FreeBytes();
+    }
+
+    /** Whether the unit (an L2 offset) has a resident slice in L1. */
+    public boolean isResident(long unit) {
+        return ctx.space.isResident(unit);
+    }
+
+    /** Whether the unit is a resident headroom entry (evicted before policy victims). */
+    public boolean isHeadroom(long unit) {
+        return ctx.space.isHeadroom(unit);
+    }
+
+    /** Whether the unit is an ordinary (policy-managed) resident entry, not a headroom one. */
+    public boolean inPolicy(long unit) {
+        return ctx.space.inPolicy(unit);
+    }
+
+    /** Promotions in flight or waiting, one per unit unless R6 is ablated. */
+    public int activePromotions() {
+        return ctx.promotions.activePromotions();
     }
 
     /** The L2 index entry of {@code key}, committed or only claimed; null if none. */

@@ -317,11 +317,6 @@ public final class TieredStore {
         return ctx.trace;
     }
 
-    /** Whether the unit is an ordinary (policy-managed) resident entry, not a headroom one. */
-    public boolean inPolicy(long unit) {
-        return space.inPolicy(unit);
-    }
-
     public long l1UsedBytes() {
         return space.l1UsedBytes();
     }
@@ -329,19 +324,6 @@ public final class TieredStore {
     /** L1 bytes that save admission counts: used bytes minus bytes that are only waiting for their L2 write. */
     public long admissionUsedBytes() {
         return space.admissionUsedBytes();
-    }
-
-    public boolean isResident(long unit) {
-        return space.isResident(unit);
-    }
-
-    public boolean isHeadroom(long unit) {
-        return space.isHeadroom(unit);
-    }
-
-    /** Resident units in ascending order. */
-    public List<Long> residentUnits() {
-        return space.residentUnits();
     }
 
     public int residentCount() {
@@ -366,10 +348,6 @@ public final class TieredStore {
 
     public int inflightOps() {
         return ctx.inflightByTicket.size();
-    }
-
-    public int activePromotions() {
-        return promotions.activePromotions();
     }
 
     /** Dead L2 bytes: committed blocks no lookup can reach because an ancestor was evicted. */

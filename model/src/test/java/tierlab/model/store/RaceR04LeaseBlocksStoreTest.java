@@ -84,7 +84,7 @@ class RaceR04LeaseBlocksStoreTest {
         assertEquals(1, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
         assertFalse(hasStaging(h, 2), "B is not even staged while X's lease covers u");
         assertNull(h.store.testView().l2Visible(B.get(0)), "B is not visible");
-        assertFalse(h.store.isResident(unit), "nothing is published at u");
+        assertFalse(h.store.testView().isResident(unit), "nothing is published at u");
         assertEquals(1, h.store.storeQueueDepth());
 
         assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 0, 1));
@@ -94,7 +94,7 @@ class RaceR04LeaseBlocksStoreTest {
         assertTrue(hasStaging(h, 2), "X's load released its range: B proceeds");
         h.complete(stagingOf(h, 2));
         assertNotNull(h.store.testView().l2Visible(B.get(0)));
-        assertTrue(h.store.isResident(unit));
+        assertTrue(h.store.testView().isResident(unit));
         h.release(X);
         h.drain();
 
@@ -112,7 +112,7 @@ class RaceR04LeaseBlocksStoreTest {
         IoOp.CopyFromGpu stageB = stagingOf(h, 2);
         IllegalStateException broken = assertThrows(IllegalStateException.class, () -> h.complete(stageB));
         assertTrue(broken.getMessage().startsWith("R4"), broken.getMessage());
-        assertTrue(h.store.isResident(unit), "B was published over X's leased range");
+        assertTrue(h.store.testView().isResident(unit), "B was published over X's leased range");
         assertTrue(h.store.hasLease(X));
     }
 
@@ -123,7 +123,7 @@ class RaceR04LeaseBlocksStoreTest {
         long unit = h.unitsOf(A).get(0);
         h.save(2, C, 10);
         h.drain();
-        assertFalse(h.store.isResident(unit));
+        assertFalse(h.store.testView().isResident(unit));
         LookupResult hitA = h.lookup(X, A);
         assertEquals(HitClass.L2, hitA.hitClass());
 
@@ -153,7 +153,7 @@ class RaceR04LeaseBlocksStoreTest {
         // A is no longer indexed at u: publishing the promotion would give u a slice of a key that left L2.
         assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), acquireEvents(h));
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_STALE));
-        assertFalse(h.store.isResident(unit), "X's promotion of A was not published at u");
+        assertFalse(h.store.testView().isResident(unit), "X's promotion of A was not published at u");
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
         assertNull(h.store.testView().l2Visible(B.get(0)), "B still waits for X's lease");
         h.release(X);

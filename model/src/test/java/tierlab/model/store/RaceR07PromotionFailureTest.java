@@ -64,7 +64,7 @@ class RaceR07PromotionFailureTest {
         h.complete(stagingOf(h, 2));
         assertEquals(1, h.pendingOf(IoOp.L2Write.class).size(), "W_C is pending");
         long unit = h.unitsOf(A).get(0);
-        assertFalse(h.store.isResident(unit));
+        assertFalse(h.store.testView().isResident(unit));
 
         LookupResult hit = h.lookup(X, A);
         assertEquals(HitClass.L2, hit.hitClass());
@@ -156,7 +156,7 @@ class RaceR07PromotionFailureTest {
         h.complete(read);
         assertEquals(read.l1Offset(), stagingOf(h, 3).l1Offset(), "the slice is freed once the read landed, and D gets it");
         assertEquals(0, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED), "nothing is published for a cancelled promotion");
-        assertFalse(h.store.isResident(read.l2Offset()));
+        assertFalse(h.store.testView().isResident(read.l2Offset()));
         assertEquals(List.of(), acquireEvents(h));
         h.drain();
         assertTrue(h.store.leftovers().isEmpty(), h.store.leftovers().toString());
@@ -178,7 +178,7 @@ class RaceR07PromotionFailureTest {
         storeDWaits(h);
         h.complete(read);
         assertFalse(hasStaging(h, 3), "the cancelled promotion's slice is never freed, D is not woken by it");
-        assertFalse(h.store.isResident(read.l2Offset()));
+        assertFalse(h.store.testView().isResident(read.l2Offset()));
         h.drain();
         assertEquals(List.of(BLOCK + " reserved bytes"), h.store.leftovers(), "I10 broken: the reservation leaked");
     }

@@ -45,7 +45,7 @@ class RaceR08BorrowedSliceTest {
         h.save(WRITER_A, a, 0);
         h.drain();
         assertEquals(List.of(new StoreEvent.SaveStaged(WRITER_A)), h.events());
-        assertTrue(h.store.isResident(h.unitsOf(a).get(0)));
+        assertTrue(h.store.testView().isResident(h.unitsOf(a).get(0)));
         assertEquals(0, h.store.testView().l1FreeBytes(), "A fills the one-block L1");
 
         LookupResult hit = h.lookup(X, a);
@@ -71,7 +71,7 @@ class RaceR08BorrowedSliceTest {
         assertEquals(1, h.store.leaseCount());
         assertEquals(0, h.store.counter(StoreCounter.LEASES_RELEASED));
         assertEquals(0, h.store.testView().l1FreeBytes(), "the borrowed slice does not go back to the pool");
-        assertTrue(h.store.isResident(h.unitsOf(a).get(0)), "A is still pinned, so nothing could evict it");
+        assertTrue(h.store.testView().isResident(h.unitsOf(a).get(0)), "A is still pinned, so nothing could evict it");
 
         // B needs the only block of L1: it must wait, not stage into the borrowed bytes.
         h.save(WRITER_B, b, 1);
@@ -94,8 +94,8 @@ class RaceR08BorrowedSliceTest {
         assertEquals(1, h.store.counter(StoreCounter.EVICTIONS));
 
         h.drain();
-        assertTrue(h.store.isResident(h.unitsOf(b).get(0)));
-        assertFalse(h.store.isResident(h.unitsOf(a).get(0)));
+        assertTrue(h.store.testView().isResident(h.unitsOf(b).get(0)));
+        assertFalse(h.store.testView().isResident(h.unitsOf(a).get(0)));
         assertEquals(0, h.ledger.mismatches(), h.ledger.mismatchExamples().toString());
         assertEquals(List.of(), h.store.leftovers());
     }

@@ -52,7 +52,7 @@ class RaceR12TpLanesTest {
         h.complete(h.first(op -> isStagingOfLane(op, 0)));
         L2Index.Entry entry = h.store.testView().l2Entry(a.get(0));
         assertEquals(0b01, entry.committedLaneMask(), "lane 0 committed, lane 1 not");
-        assertTrue(h.store.isResident(h.store.testView().unitOffset(entry.slot(), 0)));
+        assertTrue(h.store.testView().isResident(h.store.testView().unitOffset(entry.slot(), 0)));
         return (IoOp.CopyFromGpu) h.first(op -> isStagingOfLane(op, 1));
     }
 
