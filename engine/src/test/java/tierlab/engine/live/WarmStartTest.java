@@ -91,6 +91,6 @@ class WarmStartTest {
         WarmStart.Opened opened = WarmStart.open(settings, l2, new DecisionTrace());
         assertFalse(opened.warm());
         assertTrue(opened.message().contains(index.toString()) && opened.message().contains("starting cold"), opened.message());
-        assertEquals(0, opened.store().index().visibleCount());
+        assertEquals(0, opened.store().testView().l2VisibleCount());
     }
 }

@@ -192,8 +192,7 @@ public final class RunExecutor {
         // I7 at quiescence: L2 units whose bytes are not their key's (a lost or misdirected write that
         // no later load happened to read). Only meaningful once nothing is in flight.
         TieredStore store = scheduler.store();
-        long wrongL2 = failure == null ? runtime.ledger().l2Disagreements(store.index().visibleRecords(),
-                store.settings().geometry().tp(), store::unitOffset) : 0;
+        long wrongL2 = failure == null ? store.l2Disagreements(runtime.ledger()) : 0;
         Map<String, Double> run = new LinkedHashMap<>();
         run.put("run.failed", failure == null ? 0.0 : 1.0);
         run.put("run.unfinished", (double) (submitted - scheduler.finished().size()));

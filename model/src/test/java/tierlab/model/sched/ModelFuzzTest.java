@@ -320,7 +320,7 @@ class ModelFuzzTest {
             assertEquals(List.of(), store.leftovers(), "wave " + w + ": I10 leftovers");
             assertEquals(0, ledger.loadMismatches(), "wave " + w + ": I6 load mismatches " + ledger.mismatchExamples());
             assertEquals(0, ledger.stagingMismatches(), "wave " + w + ": staging mismatches (R10) " + ledger.mismatchExamples());
-            long wrongL2 = ledger.l2Disagreements(store.index().visibleRecords(), store.settings().geometry().tp(), store::unitOffset);
+            long wrongL2 = store.l2Disagreements(ledger);
             assertEquals(0, wrongL2, "wave " + w + ": I7 L2 units not holding their key " + ledger.mismatchExamples());
         }
     }
