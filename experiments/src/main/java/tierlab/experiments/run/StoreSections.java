@@ -179,6 +179,19 @@ final class StoreSections {
         return withField("store", () -> PolicyParameters.of(values));
     }
 
+    /** The catalogue's policy table (Markdown), generated from the registry so the docs cannot drift. */
+    static String policyTable() {
+        StringBuilder table = new StringBuilder("| policy | knobs [default] | what it does |\n|---|---|---|\n");
+        for (PolicyKind kind : Policies.kinds()) {
+            List<String> knobs = kind.parameters().stream()
+                    .map(p -> "`" + p.name() + "` [" + p.defaultValue() + "]: " + p.doc()).toList();
+            table.append("| `").append(kind.name()).append("` | ").append(knobs.isEmpty() ? "" : String.join("; ", knobs))
+                    .append(" | ").append(kind.doc()).append(kind.online() ? "" : " (offline bound: replays only)")
+                    .append(" |\n");
+        }
+        return table.toString();
+    }
+
     static Set<KnownBug> knownBugs(List<String> names) {
         if (names == null || names.isEmpty()) {
             return Set.of();

@@ -26,7 +26,7 @@ public final class Policies {
                     options -> new S3FifoPolicy(options.capacityEntries())),
             PolicyKind.plain(SievePolicy.NAME, "SIEVE: a FIFO whose hand skips keys visited since it last passed",
                     options -> new SievePolicy()),
-            new PolicyKind(BeladyPolicy.NAME, "Belady's MIN, the offline optimum (replays only)", List.of(),
+            new PolicyKind(BeladyPolicy.NAME, "Belady's MIN: evict the key whose next use is farthest away", List.of(),
                     Set.of(PolicyCapability.NEEDS_FUTURE_REFERENCES),
                     options -> new BeladyPolicy(options.futureReferences())),
             PolicyKind.plain(FifoPolicy.NAME, "first in, first out: insertion order, hits do not reorder",
