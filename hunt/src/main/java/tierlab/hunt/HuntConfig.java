@@ -38,7 +38,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     public enum Level { STORE, ENGINE }
 
     /** 512 B per token and 16-token blocks: 8 KiB blocks keep real-byte runs small. */
-    public static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
+    public static final ModelShape TINY = ModelShape.TINY;
     public static final int BLOCK_TOKENS = 16;
 
     public HuntConfig {
