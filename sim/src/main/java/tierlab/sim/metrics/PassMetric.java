@@ -44,7 +44,15 @@ public enum PassMetric {
     COMPUTED_PROMPT_TOKENS("computedPromptTokens", "tokens", "prompt tokens the GPU computed (not loaded)",
             w -> w.delta(CounterSnapshot::computedPromptTokens)),
     MISMATCHES("mismatches", "blocks", "loads or staging copies whose bytes were not their key's (must be 0)",
-            w -> w.delta(CounterSnapshot::loadMismatches) + w.delta(CounterSnapshot::stagingMismatches));
+            w -> w.delta(CounterSnapshot::loadMismatches) + w.delta(CounterSnapshot::stagingMismatches)),
+    L2_WRITE_AMPLIFICATION("l2WriteAmplification", "ratio",
+            "bytes written to L2 / bytes served from the store (L1 + L2 hits); 0 when the pass served nothing",
+            w -> {
+                long servedBytes = w.delta(StoreCounter.L1_HIT_BYTES) + w.delta(StoreCounter.L2_HIT_BYTES);
+                // A pass that served nothing has no amplification to speak of; 0, not NaN or infinity,
+                // keeps the column plottable and its means finite.
+                return servedBytes == 0 ? 0 : (double) w.delta(StoreCounter.L2_WRITE_BYTES) / servedBytes;
+            });
 
     private final String metricName;
     private final String unit;
