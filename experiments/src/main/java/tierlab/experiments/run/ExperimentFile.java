@@ -1,5 +1,6 @@
 package tierlab.experiments.run;
 
+import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
@@ -63,11 +64,25 @@ public record ExperimentFile(String name, String description, String label, Stri
      * The tiered store. {@code baseline} replaces the store by one of the two comparison points:
      * {@code no-offload} (recompute every prompt) or {@code host-memory} (an L1 large enough for all
      * of the workload's KV and free L2, how the usual alternative was configured).
+     *
+     * @param policyKnobs every other field: the replacement policies' knobs by their declared names
+     *                    ({@code mruInterval}, ...), checked by the loader against the policy registry, so
+     *                    a policy's new knob needs no field here
      */
-    public record StoreSection(Double l1CapacityGiB, Double l2CapacityGiB, String policy, Integer mruInterval,
+    public record StoreSection(Double l1CapacityGiB, Double l2CapacityGiB, String policy,
                                Boolean promotionsAsHeadroom, Double headroomFraction, Integer ringCount,
                                Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
-                               Boolean contiguousStaging, List<String> knownBugs, String baseline) {}
+                               Boolean contiguousStaging, List<String> knownBugs, String baseline,
+                               @JsonAnySetter Map<String, JsonNode> policyKnobs) {
+        public StoreSection {
+            policyKnobs = policyKnobs == null ? Map.of() : policyKnobs;
+        }
+
+        /** A section with every field unset. */
+        static StoreSection empty() {
+            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null);
+        }
+    }
 
     /**
      * Fault injection (the fault model is documented in {@code tierlab.sim.fault.FaultSettings}):

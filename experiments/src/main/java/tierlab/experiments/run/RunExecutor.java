@@ -99,11 +99,8 @@ public final class RunExecutor {
                 kvBytes += Workloads.storedKvBytes(pass, storeSettings.geometry());
             }
             long l1Bytes = Math.max(storeSettings.l1CapacityBytes(), (kvBytes * 5 / 4 + (1L << 30)) / 4096 * 4096);
-            storeSettings = new StoreSettings(storeSettings.geometry(), l1Bytes, Math.max(storeSettings.l2CapacityBytes(), l1Bytes),
-                    storeSettings.policy(), storeSettings.mruInterval(), storeSettings.promotionsAsHeadroom(),
-                    storeSettings.headroomFraction(), storeSettings.ringCount(), storeSettings.batchL2Reads(),
-                    storeSettings.writeBatchMaxBytes(), storeSettings.stagingSlots(), storeSettings.contiguousStaging(),
-                    storeSettings.knownBugs(), null);
+            storeSettings = storeSettings.toBuilder().l1CapacityBytes(l1Bytes)
+                    .l2CapacityBytes(Math.max(storeSettings.l2CapacityBytes(), l1Bytes)).futureReferences(null).build();
         }
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(storeSettings, trace);
