@@ -23,16 +23,6 @@ public record PolicyOptions(long capacityEntries, PolicyParameters parameters, l
         parameters = parameters == null ? PolicyParameters.defaults() : parameters;
     }
 
-    /**
-     * The options as the store built them before knobs were generic: {@code bip}'s interval as the
-     * only knob. Kept so the store's constructor compiles unchanged; new callers pass
-     * {@link PolicyParameters} (see {@code StoreSettings.policyOptions}).
-     */
-    public PolicyOptions(long capacityEntries, int mruInterval, long[] futureReferences) {
-        this(capacityEntries, PolicyParameters.defaults().with(BipPolicy.MRU_INTERVAL.name(), mruInterval),
-                futureReferences);
-    }
-
     /** The reference system's defaults for a cache of {@code capacityEntries}, without a future trace. */
     public static PolicyOptions defaults(long capacityEntries) {
         return new PolicyOptions(capacityEntries, PolicyParameters.defaults(), null);

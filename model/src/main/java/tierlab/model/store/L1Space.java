@@ -6,7 +6,6 @@ import java.util.Map;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.l1.L1Pool;
 import tierlab.model.policy.Policies;
-import tierlab.model.policy.PolicyOptions;
 import tierlab.model.policy.ReplacementPolicy;
 import tierlab.model.store.TieredStore.MixedOrL2Witness;
 import tierlab.model.util.OffsetTable;
@@ -105,8 +104,8 @@ final class L1Space extends StorePart {
         for (int i = 0; futureKeys != null && i < futureUnits.length; i++) {
             futureKeys[i] = unitIndex(futureUnits[i]);
         }
-        this.policy = Policies.create(settings.policy(), new PolicyOptions(
-                Math.max(1, settings.l1CapacityBytes() / laneBytes), settings.mruInterval(), futureKeys));
+        this.policy = Policies.create(settings.policy(), settings.policyOptions(
+                Math.max(1, settings.l1CapacityBytes() / laneBytes), futureKeys));
         this.residentByUnit = new DenseUnitMap<>(laneBytes, ctx.unitCount);
         this.residencyGainByUnit = new long[ctx.unitCount];
         this.watchersByUnit = new int[ctx.unitCount];
