@@ -38,7 +38,7 @@ import tierlab.sim.workload.TraceException;
                     + " which is replaced whole and never left half-written."})
 public final class ReplayCommand implements Callable<Integer> {
 
-    public static final String DEFAULT_TRACE = "../shared/data/mooncake_synthetic_trace.jsonl";
+    public static final String DEFAULT_TRACE = "data/mooncake_synthetic_trace.jsonl";
     public static final String DEFAULT_OUT = "out/replay";
     public static final String DEFAULT_CAPACITIES = "1000,2000,4000,8000,16000,32000";
 
