@@ -25,7 +25,7 @@ import tierlab.sim.workload.TraceException;
 
 /**
  * {@code tierlab replay}: the block-level miss-ratio curve of a Mooncake trace for each policy at each
- * capacity (E4 in shared/spec/EXPERIMENTS.md, cache level only, comparable with other cache simulators): a CSV, a PNG and an SVG chart and
+ * capacity (E4 in docs/experiments.md, cache level only, comparable with other cache simulators): a CSV, a PNG and an SVG chart and
  * a Markdown report, written into the output folder all at once or not at all.
  */
 @Command(

@@ -7,7 +7,7 @@ import tierlab.model.Settings;
 import tierlab.model.geometry.Geometry;
 
 /**
- * Every knob of the tiered store, with the reference system's defaults (TIERED_STORE.md numbers
+ * Every knob of the tiered store, with the reference system's defaults (docs/tiered-store.md numbers
  * in brackets). Validation happens here so a bad value fails with a message naming the setting.
  *
  * @param l1CapacityBytes        pinned host pool size; a multiple of 4 KiB

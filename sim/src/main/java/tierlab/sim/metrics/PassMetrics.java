@@ -6,7 +6,7 @@ import tierlab.model.sched.RequestOutcome;
 import tierlab.model.store.StoreCounter;
 
 /**
- * The figures the reference system reports for one pass (TIERED_STORE.md section 8), computed
+ * The figures the reference system reports for one pass (docs/tiered-store.md section 8), computed
  * from the pass's finished requests and the counter differences over the pass.
  *
  * @param elapsedNs           first arrival to last finish
