@@ -9,8 +9,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
-import tierlab.engine.bench.EngineVsFio;
-import tierlab.engine.bench.EngineVsFioOptions;
+import tierlab.bench.EngineVsFio;
+import tierlab.bench.EngineVsFioOptions;
 
 /**
  * {@code tierlab bench}: benchmarks that print a ratio against a reference run beside them. The JMH

@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
  * adding one means writing the class and naming it there.
  *
  * <p>Exit codes: 0 success, 1 the job failed (bad trace, unwritable output, ...), 2 bad command
- * line. Either failure prints one line to stderr, never a stack trace (shared/spec/DESIGN.md, Habits).
+ * line. Either failure prints one line to stderr, never a stack trace (docs/design.md, Habits).
  */
 @Command(
         name = "tierlab",

@@ -25,7 +25,7 @@ import tierlab.sim.workload.TraceException;
 
 /**
  * {@code tierlab replay}: the block-level miss-ratio curve of a Mooncake trace for each policy at each
- * capacity (E4 in shared/spec/EXPERIMENTS.md, cache level only, comparable with other cache simulators): a CSV, a PNG and an SVG chart and
+ * capacity (E4 in docs/experiments.md, cache level only, comparable with other cache simulators): a CSV, a PNG and an SVG chart and
  * a Markdown report, written into the output folder all at once or not at all.
  */
 @Command(
@@ -38,7 +38,7 @@ import tierlab.sim.workload.TraceException;
                     + " which is replaced whole and never left half-written."})
 public final class ReplayCommand implements Callable<Integer> {
 
-    public static final String DEFAULT_TRACE = "../shared/data/mooncake_synthetic_trace.jsonl";
+    public static final String DEFAULT_TRACE = "data/mooncake_synthetic_trace.jsonl";
     public static final String DEFAULT_OUT = "out/replay";
     public static final String DEFAULT_CAPACITIES = "1000,2000,4000,8000,16000,32000";
 

@@ -100,14 +100,13 @@ class ReplayCommandTest {
     }
 
     /**
-     * The issue's acceptance check on the shared Mooncake trace itself: the CSV's lru hits equal a
+     * The issue's acceptance check on the Mooncake trace in data/ itself: the CSV's lru hits equal a
      * LinkedHashMap in access order evicting its eldest entry, at capacities below and above the
      * trace's working set.
      */
     @Test
     void lruOnTheSharedTraceEqualsATriviallyCorrectLru() throws IOException {
-        Path trace = Path.of("../../shared/data/mooncake_synthetic_trace.jsonl");
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(trace), "the shared trace is beside the checkout");
+        Path trace = Path.of("../data/mooncake_synthetic_trace.jsonl");
         Path out = folder.resolve("shared");
         Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--policies", "lru",
                 "--capacities", "500,4000,32000");

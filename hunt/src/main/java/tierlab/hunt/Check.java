@@ -1,7 +1,7 @@
 package tierlab.hunt;
 
 /**
- * What a run checks. The invariants of TIERED_STORE.md section 5, the two race-specific checks
+ * What a run checks. The invariants of docs/tiered-store.md section 5, the two race-specific checks
  * that {@code checkInvariants()} reports by race id, the agreement with the reference model, and
  * a bucket for anything else the model rejects (an exception where a value was expected).
  */

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The reference L2 ring (TIERED_STORE.md section 2) written as plainly as possible: a list of
+ * The reference L2 ring (docs/tiered-store.md section 2) written as plainly as possible: a list of
  * runs, oldest first, and an owner per slot. A store of n blocks takes n contiguous slots at the
  * head; too few slots before the end of the file become a skip run and allocation wraps to slot 0;
  * the oldest runs are evicted until n slots are free.

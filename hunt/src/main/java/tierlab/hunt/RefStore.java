@@ -11,7 +11,7 @@ import tierlab.model.io.IoOp;
 import tierlab.model.store.TieredStore.LoadOutcome;
 
 /**
- * The reference model: what TIERED_STORE.md says the store must decide, kept in plain maps and
+ * The reference model: what docs/tiered-store.md says the store must decide, kept in plain maps and
  * lists and driven by the same calls and completions as the real store. It does not model L1
  * residency or replacement (those are policy choices, checked by the invariants instead); it
  * models everything whose outcome the spec fixes regardless of timing:

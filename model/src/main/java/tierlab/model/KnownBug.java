@@ -1,7 +1,7 @@
 package tierlab.model;
 
 /**
- * Ablation switches for the races the reference system fixed (TIERED_STORE.md section 7). Each
+ * Ablation switches for the races the reference system fixed (docs/tiered-store.md section 7). Each
  * switch re-introduces exactly the bug its fix removed; all are off by default. Property tests
  * turn them on one at a time to prove that the property for that race can fail, and experiment
  * E6 measures what each fix buys.

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shape of the house as executable rules (see shared/spec/DESIGN.md): which module may depend
+ * The shape of the house as executable rules (see docs/design.md): which module may depend
  * on which, and that nothing in {@code model/} or {@code sim/} reads a clock, draws unseeded
  * randomness, sleeps, starts threads or takes locks. Those decisions must be a function of the
  * events and the seed alone, so that a seed plus a commit reproduces any run exactly and the same
@@ -57,7 +57,7 @@ class ArchitectureTest {
     private static final String DETERMINISM =
             "the model and the simulator must decide the same way on every run from the same events and"
                     + " seed: time arrives as a long nowNs parameter, randomness from a seeded generator"
-                    + " split per component, and concurrency only as events (shared/spec/DESIGN.md, Ports)";
+                    + " split per component, and concurrency only as events (docs/design.md, Ports)";
 
     /** Production classes of every module; test classes (and the fixture) are left out. */
     private static JavaClasses productionClasses;
@@ -88,7 +88,7 @@ class ArchitectureTest {
         classes().that().resideInAPackage(MODEL)
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java..", MODEL)
                 .because("model/ is the one control plane for sim, hybrid and live mode and must run"
-                        + " anywhere the JDK runs, so it imports nothing outside java.. (shared/spec/DESIGN.md)")
+                        + " anywhere the JDK runs, so it imports nothing outside java.. (docs/design.md)")
                 .check(productionClasses);
     }
 
@@ -189,7 +189,7 @@ class ArchitectureTest {
     void modelDependsOnNoOtherModule() {
         noClasses().that().resideInAPackage(MODEL)
                 .should().dependOnClassesThat().resideInAnyPackage(ENGINE, SIM, EXPERIMENTS)
-                .because("model/ knows nothing of the mode it runs in (shared/spec/DESIGN.md)")
+                .because("model/ knows nothing of the mode it runs in (docs/design.md)")
                 .check(productionClasses);
     }
 

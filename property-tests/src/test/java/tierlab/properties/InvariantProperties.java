@@ -24,7 +24,7 @@ import tierlab.hunt.Step;
 import tierlab.model.KnownBug;
 
 /**
- * One property per invariant of TIERED_STORE.md section 5 over generated schedules (the fixed
+ * One property per invariant of docs/tiered-store.md section 5 over generated schedules (the fixed
  * model). Each property fails when a schedule violates its invariant, where the stateful runner
  * checks it:
  *

@@ -11,7 +11,7 @@ import tierlab.hunt.Profile;
 import tierlab.model.KnownBug;
 
 /**
- * One property per race of TIERED_STORE.md section 7, with its fix in place: schedules drawn from
+ * One property per race of docs/tiered-store.md section 7, with its fix in place: schedules drawn from
  * the race's profile (the configuration and operation mix that reach its interleaving, see
  * {@link Profile#forRace}) keep every check of the stateful runner: the invariants after every step,
  * the payload ledger, the reference model, liveness at the end. What each race must hold, and

@@ -15,7 +15,7 @@ import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-import tierlab.engine.bench.BenchCase;
+import tierlab.bench.BenchCase;
 
 /**
  * The calibration charts. Measurements are markers (filled for random access, open for

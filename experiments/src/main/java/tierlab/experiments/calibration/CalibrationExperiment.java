@@ -25,12 +25,12 @@ import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.LongColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
-import tierlab.engine.calibration.CalibrationSweep;
-import tierlab.engine.calibration.MeasuredPoint;
+import tierlab.bench.calibration.CalibrationSweep;
+import tierlab.bench.calibration.MeasuredPoint;
+import tierlab.bench.calibration.NvmeClosedLoop;
+import tierlab.bench.calibration.NvmeFit;
 import tierlab.engine.persist.AtomicFiles;
 import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.device.NvmeClosedLoop;
-import tierlab.sim.device.NvmeFit;
 import tierlab.sim.device.NvmeProfile;
 
 /**

@@ -8,8 +8,8 @@ import java.util.List;
 import tech.tablesaw.api.Row;
 import tech.tablesaw.api.Table;
 import tech.tablesaw.io.csv.CsvReadOptions;
-import tierlab.engine.bench.BenchCase;
-import tierlab.engine.calibration.MeasuredPoint;
+import tierlab.bench.BenchCase;
+import tierlab.bench.calibration.MeasuredPoint;
 
 /**
  * Reads a {@code calibration-runs.csv} back into measured runs, so a calibration can be refitted

@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import tierlab.engine.bench.BenchCase;
-import tierlab.engine.calibration.SweepSettings;
+import tierlab.bench.BenchCase;
+import tierlab.bench.calibration.SweepSettings;
 
 /**
  * The settings of experiment E5 (calibration). Each check names the field it rejects, as

@@ -2,7 +2,7 @@ package tierlab.experiments.calibration;
 
 import java.nio.file.Path;
 import java.util.List;
-import tierlab.sim.device.NvmeFit;
+import tierlab.bench.calibration.NvmeFit;
 import tierlab.sim.device.NvmeProfile;
 
 /**

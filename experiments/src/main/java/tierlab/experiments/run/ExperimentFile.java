@@ -39,7 +39,7 @@ public record ExperimentFile(String name, String description, String label, Stri
      *
      * @param type               {@code long-prefill} (cold pass, then the same prompts again), {@code mooncake}
      *                           (a production trace) or {@code synthetic}
-     * @param preset             for long-prefill: {@code e1}, {@code e2} or {@code e3} (EXPERIMENTS.md), whose
+     * @param preset             for long-prefill: {@code e1}, {@code e2} or {@code e3} (docs/experiments.md), whose
      *                           prompt counts and lengths the other fields then override
      * @param promptSpreadTokens long-prefill: lengths are uniform in promptTokens ± spread, their sum pinned
      * @param warmPass           long-prefill: run the warm pass after the cold one [true]

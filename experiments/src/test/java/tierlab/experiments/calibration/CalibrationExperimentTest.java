@@ -17,11 +17,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tech.tablesaw.api.Table;
-import tierlab.engine.bench.BenchCase;
-import tierlab.engine.calibration.CalibrationSweep;
-import tierlab.engine.calibration.MeasuredPoint;
+import tierlab.bench.BenchCase;
+import tierlab.bench.calibration.CalibrationSweep;
+import tierlab.bench.calibration.MeasuredPoint;
+import tierlab.bench.calibration.NvmeClosedLoop;
 import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.device.NvmeClosedLoop;
 import tierlab.sim.device.NvmeProfile;
 
 class CalibrationExperimentTest {

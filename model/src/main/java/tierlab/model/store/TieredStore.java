@@ -20,7 +20,7 @@ import tierlab.model.trace.DecisionTrace;
 
 /**
  * The control plane of the tiered KV store: which bytes live where, who may touch them, and in
- * what order (TIERED_STORE.md sections 2–5).
+ * what order (docs/tiered-store.md sections 2–5).
  *
  * <p>The store never blocks, never reads a clock and never does I/O. Callers drive it with
  * method calls and {@link IoCompletion}s; it answers with values, with {@link IoOp} records in

@@ -18,7 +18,7 @@ import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 
 /**
- * R10 (TIERED_STORE.md section 7) through the engine: a request is preempted with its save still
+ * R10 (docs/tiered-store.md section 7) through the engine: a request is preempted with its save still
  * queued, and the engine gives its GPU blocks to another request before the save would run.
  *
  * <p>Prompts of 40 tokens (2 full blocks + 8) with 4 output tokens need 3 GPU blocks each; the GPU

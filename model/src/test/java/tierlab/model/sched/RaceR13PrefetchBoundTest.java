@@ -22,7 +22,7 @@ import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 
 /**
- * R13 (TIERED_STORE.md section 7): more mixed/L2 requests than the prefetch bound arrive at once.
+ * R13 (docs/tiered-store.md section 7): more mixed/L2 requests than the prefetch bound arrive at once.
  * I5 must hold (at most {@code prefetchMaxRequests} active prefetches) and L1 requests must keep
  * being admitted.
  *

@@ -19,7 +19,7 @@ import tierlab.model.store.LookupResult.LeaseStatus;
 
 /**
  * R1: a promotion completing after a newer store overlapped its range must never be published
- * over the store (TIERED_STORE.md section 7).
+ * over the store (docs/tiered-store.md section 7).
  *
  * <p>L1 holds 2 blocks, L2 holds 2 slots, so the FIFO ring gives A's slot (unit u) to B.
  *

@@ -16,7 +16,7 @@ import tierlab.model.store.LookupResult.HitClass;
 
 /**
  * R2: a slice that is the source of a pending L2 write is not reused until the write completes;
- * the store that needs the space waits (TIERED_STORE.md section 7).
+ * the store that needs the space waits (docs/tiered-store.md section 7).
  *
  * <p>L1 holds exactly one block; L2 has room for both keys, so only L1 is contended.
  *

@@ -14,7 +14,7 @@ import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 
 /**
- * R8 (TIERED_STORE.md section 7): a GPU copy borrows L1 slices; the request is cancelled while
+ * R8 (docs/tiered-store.md section 7): a GPU copy borrows L1 slices; the request is cancelled while
  * the copy is in flight. Borrowed slices must not be reused until the copy completes.
  *
  * <p>L1 holds exactly one block, so the store of B can only get memory by evicting A:

@@ -17,7 +17,7 @@ import tierlab.model.l2.L2Snapshot;
 import tierlab.model.trace.DecisionTrace;
 
 /**
- * R9 (TIERED_STORE.md section 7): one read of a batch of L2 reads fails. All completions of the
+ * R9 (docs/tiered-store.md section 7): one read of a batch of L2 reads fails. All completions of the
  * batch must be drained before the error surfaces, buffers are freed only after their own
  * completion, and the ring stays usable.
  *

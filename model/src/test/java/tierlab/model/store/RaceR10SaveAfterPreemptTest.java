@@ -15,7 +15,7 @@ import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 
 /**
- * R10 (TIERED_STORE.md section 7), at the store's API: a request is preempted while its save is
+ * R10 (docs/tiered-store.md section 7), at the store's API: a request is preempted while its save is
  * still queued. No deferred store may read KV blocks that the engine has reused.
  *
  * <p>One staging slot, so X's save queues behind W's copy:

@@ -15,7 +15,7 @@ import tierlab.model.l2.L2Snapshot;
 import tierlab.model.trace.DecisionTrace;
 
 /**
- * R11 (TIERED_STORE.md section 7): the L2 ring re-allocates a run while a store (or its commit)
+ * R11 (docs/tiered-store.md section 7): the L2 ring re-allocates a run while a store (or its commit)
  * for it is still on its way. The late store must be dropped, never written over the new owner.
  *
  * <p>An L2 ring of two slots. The main interleaving has two staging slots, so that C can overtake

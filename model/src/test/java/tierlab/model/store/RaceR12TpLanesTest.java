@@ -15,7 +15,7 @@ import tierlab.model.io.IoOp.Content;
 import tierlab.model.l2.L2Index;
 
 /**
- * R12 (TIERED_STORE.md section 7): with tp = 2 each block has two lanes, committed separately by
+ * R12 (docs/tiered-store.md section 7): with tp = 2 each block has two lanes, committed separately by
  * their ranks. A block must stay invisible until both lanes committed, and each lane's lease range
  * is a range of its own.
  *

@@ -10,7 +10,7 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.l2.L2Snapshot;
 import tierlab.model.trace.DecisionTrace;
 
-/** The three test vectors of TIERED_STORE.md section 6, from the reference system. */
+/** The three test vectors of docs/tiered-store.md section 6, from the reference system. */
 class ReferenceTestVectorsTest {
 
     @Test

@@ -16,7 +16,7 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
 
 /**
- * Preconditions, outcome and waiting rule of every operation in TIERED_STORE.md section 4.
+ * Preconditions, outcome and waiting rule of every operation in docs/tiered-store.md section 4.
  * The races of section 7 have their own classes (Race*Test).
  */
 class StoreOperationsTest {

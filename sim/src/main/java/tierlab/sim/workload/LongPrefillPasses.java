@@ -69,7 +69,7 @@ public final class LongPrefillPasses {
         this.chains = List.copyOf(built);
     }
 
-    // ---- the reference presets (shared/spec/EXPERIMENTS.md) ----------------------------------
+    // ---- the reference presets (docs/experiments.md) ----------------------------------
 
     /**
      * E1 {@code l2-read-batching}: 200 prompts of 2,146–3,146 tokens whose total is pinned to

@@ -1,7 +1,7 @@
 package tierlab.sim.workload;
 
 /**
- * The shape of the reference benchmarks (E1–E3 in shared/spec/EXPERIMENTS.md): {@code prompts}
+ * The shape of the reference benchmarks (E1–E3 in docs/experiments.md): {@code prompts}
  * distinct long prompts, each sent once in a cold pass and again, in the same order, in a warm pass.
  *
  * @param name             a label for reports (the experiment's name for the presets)

@@ -8,7 +8,7 @@
  *   <li>{@link tierlab.sim.workload.SyntheticWorkload} generates Poisson or bursty arrivals with
  *       Zipf-shared prefixes and multi-turn sessions;</li>
  *   <li>{@link tierlab.sim.workload.LongPrefillPasses} is the reference benchmarks' cold pass then
- *       warm pass of the same long prompts (E1–E3 in shared/spec/EXPERIMENTS.md).</li>
+ *       warm pass of the same long prompts (E1–E3 in docs/experiments.md).</li>
  * </ul>
  *
  * <p>Every random choice comes from a named stream of a {@link tierlab.sim.kernel.SeedTree}, one

@@ -20,7 +20,7 @@ import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.workload.MooncakeWorkload;
 
 /**
- * Replay speed of the shared Mooncake trace in sim mode: simulated time / wall time, the issue's
+ * Replay speed of the Mooncake trace in data/ in sim mode: simulated time / wall time, the issue's
  * acceptance figure (at least 10,000×). Not a test (timing has no place in unit tests): a plain main
  * that runs the same replay as {@code MooncakeReplayTest} several times in one JVM, discards the
  * warm-up runs, and prints each run's ratio, the median, the engine steps and events per simulated
@@ -40,7 +40,7 @@ public final class MooncakeReplaySpeed {
         double timeScale = args.length > 0 ? Double.parseDouble(args[0]) : 1.0;
         int warmups = args.length > 1 ? Integer.parseInt(args[1]) : 2;
         int runs = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-        Path tracePath = Path.of(args.length > 3 ? args[3] : "../shared/data/mooncake_synthetic_trace.jsonl");
+        Path tracePath = Path.of(args.length > 3 ? args[3] : "data/mooncake_synthetic_trace.jsonl");
         if (!Files.exists(tracePath)) {
             System.err.println("no trace at " + tracePath.toAbsolutePath());
             System.exit(2);

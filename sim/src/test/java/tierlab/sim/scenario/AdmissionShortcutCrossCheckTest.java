@@ -2,9 +2,7 @@ package tierlab.sim.scenario;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.file.Files;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
@@ -31,7 +29,6 @@ class AdmissionShortcutCrossCheckTest {
 
     @Test
     void everyShortcutAnswerMatchesTheSlowPathOnAnOverloadedReplay() {
-        assumeTrue(Files.exists(MooncakeReplayTest.TRACE), "the shared Mooncake trace is not beside the checkout");
         Geometry geometry = new Geometry(ModelShape.QWEN3_8B, 512, 1);
         List<RequestSpec> requests = MooncakeWorkload.load(MooncakeReplayTest.TRACE, geometry, new MooncakeWorkload.Options(0, 1.0))
                 .subList(0, 1_200);

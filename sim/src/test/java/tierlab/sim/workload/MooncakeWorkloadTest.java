@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,8 +23,8 @@ import tierlab.model.sched.RequestSpec;
 
 class MooncakeWorkloadTest {
 
-    /** The shared trace, from the module folder (tests run there): repo/../shared/data. */
-    private static final Path SHARED_TRACE = Path.of("../../shared/data/mooncake_synthetic_trace.jsonl");
+    /** The trace that ships in the repository, from the module folder (tests run there): repo/data. */
+    private static final Path SHARED_TRACE = Path.of("../data/mooncake_synthetic_trace.jsonl");
 
     @TempDir
     Path folder;
@@ -177,8 +176,6 @@ class MooncakeWorkloadTest {
 
     @Test
     void theSharedTraceLoadsWithItsDocumentedCounts() {
-        assumeTrue(Files.isRegularFile(SHARED_TRACE), "the shared trace is not at " + SHARED_TRACE.toAbsolutePath());
-
         MooncakeTrace trace = MooncakeTraceReader.read(SHARED_TRACE);
 
         assertEquals(3_993, trace.requests().size());
@@ -187,7 +184,6 @@ class MooncakeWorkloadTest {
 
     @Test
     void theSharedTraceReblocksWithItsPrefixStructureIntact() {
-        assumeTrue(Files.isRegularFile(SHARED_TRACE), "the shared trace is not at " + SHARED_TRACE.toAbsolutePath());
         MooncakeTrace trace = MooncakeTraceReader.read(SHARED_TRACE);
 
         // At 512-token blocks every full trace block is one key: ids and keys must map one to one,

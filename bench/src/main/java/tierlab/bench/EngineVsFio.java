@@ -1,0 +1,530 @@
+package tierlab.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.LongColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+import tierlab.engine.IoCounters;
+import tierlab.engine.IoUringBackend;
+import tierlab.engine.IoUringSettings;
+import tierlab.engine.PinnedArena;
+import tierlab.engine.persist.AtomicFiles;
+import tierlab.engine.uring.IoUringProbe;
+import tierlab.model.io.IoOp;
+
+/**
+ * {@code ./tierlab bench engine}: the io_uring engine against fio on the same file.
+ *
+ * <h2>Method</h2>
+ * The disk of the build machines is a virtio device whose throughput drifts 2-3.5x within minutes,
+ * so absolute numbers from different moments do not compare. Each case therefore runs the engine and
+ * fio back to back, R rounds, and the comparison is the ratio within a round:
+ * <pre>
+ *   case k:  round 1: engine, fio    round 2: fio, engine    round 3: engine, fio    ...
+ *            ratio_r = engine MiB/s / fio MiB/s of round r
+ *   report:  median engine MiB/s, median fio MiB/s, median ratio, min-max ratio
+ * </pre>
+ * The order inside a pair alternates (engine first in odd rounds, fio first in even rounds) so that
+ * a drift within a pair, or a write run leaving dirty data for the next run to pay for, does not
+ * favour whichever side always goes first. Both sides use the same file, offset range, block size,
+ * queue depth, O_DIRECT, fixed (registered) buffers and run length; the engine keeps its queue
+ * depth with {@link ClosedLoopRunner}, fio with its own iodepth loop (see {@link Fio}).
+ *
+ * <p>Then the same 128 KiB random reads are submitted in batches of 8 and one by one on one ring,
+ * and io_uring_enter calls per read are counted ({@link SubmissionBatchingProbe}).
+ *
+ * <p>Results go to stdout and to {@code target/bench/engine-vs-fio.md}, {@code engine-vs-fio.csv}
+ * (one row per case) and {@code engine-vs-fio-rounds.csv} (one row per round). Nothing is
+ * hard-coded: every figure printed is measured in this run.
+ */
+public final class EngineVsFio {
+
+    static final Path OUTPUT_DIR = Path.of("target", "bench");
+    static final String TEST_FILE_NAME = "engine-vs-fio.bin";
+    private static final int RING_ENTRIES = 64;
+    private static final int BATCH_SIZE = 8;
+    private static final int BATCH_GROUPS = 256;
+    private static final long SEED = 20_260_503L;
+
+    private final EngineVsFioOptions options;
+    private final PrintStream out;
+    private final Fio fio;
+
+    /** One engine/fio pair. */
+    record Round(BenchCase benchCase, int round, boolean engineFirst, ClosedLoopRunner.Result engine, IoCounters engineCounters,
+                 FioResult fio) {
+        double ratio() {
+            return engine.mibPerSecond() / fio.mibPerSecond();
+        }
+
+        double engineEnterCallsPerOp() {
+            return engine.ops() == 0 ? 0 : (double) engineCounters.enterCalls() / engine.ops();
+        }
+    }
+
+    /** The medians and ratio range of one case. */
+    record CaseSummary(BenchCase benchCase, int rounds, double engineMibMedian, double fioMibMedian, double ratioMedian,
+                       double ratioMin, double ratioMax, double engineEnterPerOpMedian, double[] ratios) {
+        static CaseSummary of(BenchCase benchCase, List<Round> rounds) {
+            List<Double> engine = rounds.stream().map(r -> r.engine().mibPerSecond()).toList();
+            List<Double> fio = rounds.stream().map(r -> r.fio().mibPerSecond()).toList();
+            List<Double> ratios = rounds.stream().map(Round::ratio).toList();
+            List<Double> enters = rounds.stream().map(Round::engineEnterCallsPerOp).toList();
+            return new CaseSummary(benchCase, rounds.size(), BenchStats.median(engine), BenchStats.median(fio),
+                    BenchStats.median(ratios), BenchStats.min(ratios), BenchStats.max(ratios), BenchStats.median(enters),
+                    BenchStats.toArray(ratios));
+        }
+    }
+
+    EngineVsFio(EngineVsFioOptions options, PrintStream out, Fio fio) {
+        this.options = options;
+        this.out = out;
+        this.fio = fio;
+    }
+
+    /**
+     * Runs the comparison with options already parsed (the {@code tierlab bench engine} subcommand),
+     * printing to {@code out}; a failure is one line on {@code err}. Returns the exit status.
+     */
+    public static int run(EngineVsFioOptions options, PrintStream out, PrintStream err) {
+        try {
+            return new EngineVsFio(options, out, new Fio("fio")).run();
+        } catch (BenchFailure e) {
+            err.println("tierlab bench engine: " + e.getMessage());
+            return e.exitCode;
+        }
+    }
+
+    public static void main(String[] args) {
+        EngineVsFioOptions.Parsed parsed = EngineVsFioOptions.parse(args);
+        switch (parsed) {
+            case EngineVsFioOptions.Help help -> {
+                System.out.print(EngineVsFioOptions.usage());
+                return;
+            }
+            case EngineVsFioOptions.Invalid invalid -> {
+                System.err.println("tierlab bench engine: " + invalid.message() + " (--help lists the flags)");
+                System.exit(2);
+                return;
+            }
+            case EngineVsFioOptions.Run run -> {
+                int status;
+                try {
+                    status = new EngineVsFio(run.options(), System.out, new Fio("fio")).run();
+                } catch (BenchFailure e) {
+                    System.err.println("tierlab bench engine: " + e.getMessage());
+                    status = e.exitCode;
+                }
+                System.exit(status);
+            }
+        }
+    }
+
+    /** A failure that ends the benchmark with one sentence and an exit code (2: bad setup given by the user; 1: anything else). */
+    static final class BenchFailure extends Exception {
+        final int exitCode;
+
+        BenchFailure(int exitCode, String message) {
+            super(message);
+            this.exitCode = exitCode;
+        }
+
+        BenchFailure(int exitCode, String message, Throwable cause) {
+            super(message, cause);
+            this.exitCode = exitCode;
+        }
+    }
+
+    int run() throws BenchFailure {
+        IoUringProbe probe = IoUringBackend.probe();
+        if (!probe.available()) {
+            throw new BenchFailure(1, "io_uring is unavailable here, so the engine cannot run: " + probe.cause());
+        }
+        String fioVersion;
+        try {
+            fioVersion = fio.version();
+        } catch (IOException e) {
+            throw new BenchFailure(1, e.getMessage(), e);
+        }
+        Path dir = chooseDirectory();
+        Path file = dir.resolve(TEST_FILE_NAME);
+        long fileBytes = options.sizeBytes();
+        try {
+            Files.createDirectories(OUTPUT_DIR);
+        } catch (IOException e) {
+            throw new BenchFailure(1, "cannot create " + OUTPUT_DIR.toAbsolutePath() + ": " + e.getMessage(), e);
+        }
+        checkFreeSpace(dir, file, fileBytes);
+
+        out.printf(Locale.ROOT, "engine vs fio: %s; kernel %s; %s%n", fioVersion, System.getProperty("os.version"), probe);
+        out.printf(Locale.ROOT, "file %s, %d MiB; %d round(s) of %d s per run; engine: %d ring(s) x %d entries%n",
+                file.toAbsolutePath(), options.sizeMib(), options.rounds(), options.seconds(), options.rings(), RING_ENTRIES);
+        prepareTestFile(file, fileBytes);
+        String fixedStatus = warmUp(file, fileBytes);
+        out.println("engine buffers: " + fixedStatus);
+        out.println("fio job: " + String.join(" ", fio.command(BenchCase.acceptanceCases().get(1), file, fileBytes,
+                options.seconds(), OUTPUT_DIR.resolve("fio-<case>-r<round>.json"))));
+        out.println();
+
+        List<Round> rounds = new ArrayList<>();
+        List<CaseSummary> summaries = new ArrayList<>();
+        for (BenchCase benchCase : options.cases()) {
+            List<Round> caseRounds = runCase(benchCase, file, fileBytes);
+            rounds.addAll(caseRounds);
+            summaries.add(CaseSummary.of(benchCase, caseRounds));
+        }
+        List<SubmissionBatchingProbe.Result> batching = probeBatching(file, fileBytes);
+
+        String header = headerLines(fioVersion, probe, file, fixedStatus);
+        String markdown = markdown(header, summaries, batching);
+        out.println();
+        out.print(markdown);
+        try {
+            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio.md"), markdown);
+            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio.csv"), summaryCsv(summaries));
+            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio-rounds.csv"), roundsCsv(rounds));
+            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio-batching.csv"), batchingCsv(batching));
+        } catch (IOException e) {
+            throw new BenchFailure(1, "writing the results under " + OUTPUT_DIR.toAbsolutePath() + " failed: " + e.getMessage(), e);
+        }
+        out.println();
+        out.println("wrote " + OUTPUT_DIR.resolve("engine-vs-fio.md") + ", engine-vs-fio.csv, engine-vs-fio-rounds.csv, "
+                + "engine-vs-fio-batching.csv (fio's JSON reports: " + OUTPUT_DIR.resolve("fio-*.json") + ")");
+        return 0;
+    }
+
+    // ---- set-up --------------------------------------------------------------------------------
+
+    /** --dir when given (it must take O_DIRECT), else target/bench, else the temp directory. */
+    private Path chooseDirectory() throws BenchFailure {
+        if (options.dir() != null) {
+            String refused = directIoRefusal(options.dir());
+            if (refused != null) {
+                throw new BenchFailure(2, "--dir " + options.dir() + " cannot hold the test file: " + refused);
+            }
+            return options.dir();
+        }
+        List<String> refusals = new ArrayList<>();
+        for (Path candidate : List.of(OUTPUT_DIR, Path.of(System.getProperty("java.io.tmpdir")))) {
+            String refused = directIoRefusal(candidate);
+            if (refused == null) {
+                return candidate;
+            }
+            refusals.add(candidate + ": " + refused);
+        }
+        throw new BenchFailure(2, "no default directory supports O_DIRECT (" + String.join("; ", refusals)
+                + "); give one with --dir");
+    }
+
+    /** Null when {@code dir} exists (or can be created) and takes an O_DIRECT write through the engine; else why not. */
+    static String directIoRefusal(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            return "cannot create the directory (" + e + ")";
+        }
+        if (!Files.isDirectory(dir)) {
+            return "not a directory";
+        }
+        Path probeFile = dir.resolve(".tierlab-direct-probe");
+        try (PinnedArena arena = PinnedArena.allocate(4096, false)) {
+            try (IoUringBackend backend = IoUringBackend.open(probeFile, arena, IoUringSettings.defaults().withRings(1, 8)
+                    .withFixedBuffers(false).withL2PreallocateBytes(4096))) {
+                AtomicReference<String> error = new AtomicReference<>();
+                CountDownLatch done = new CountDownLatch(1);
+                backend.submit(List.of(new IoOp.L2Write(1, 0, 0, 4096)), (op, completion) -> {
+                    if (!completion.succeeded()) {
+                        error.set(completion.errorName());
+                    }
+                    done.countDown();
+                });
+                if (!done.await(30, TimeUnit.SECONDS)) {
+                    return "an O_DIRECT write of 4096 bytes did not complete within 30 s";
+                }
+                if (error.get() != null) {
+                    return "an O_DIRECT write of 4096 bytes failed with " + error.get();
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return "opening a probe file there with O_DIRECT failed (" + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        } finally {
+            try {
+                Files.deleteIfExists(probeFile);
+            } catch (IOException e) {
+                // A probe file left behind is harmless.
+            }
+        }
+    }
+
+    private static void checkFreeSpace(Path dir, Path file, long fileBytes) throws BenchFailure {
+        try {
+            long existing = Files.exists(file) ? Files.size(file) : 0;
+            long usable = Files.getFileStore(dir).getUsableSpace();
+            long needed = fileBytes - existing + (64L << 20);
+            if (usable < needed) {
+                throw new BenchFailure(2, "the test file needs " + (fileBytes >> 20) + " MiB in " + dir.toAbsolutePath()
+                        + " but only " + (usable >> 20) + " MiB are free; use --size-mib or --dir");
+            }
+        } catch (IOException e) {
+            throw new BenchFailure(1, "cannot check the free space in " + dir.toAbsolutePath() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The test file, written once with random bytes and reused by later runs ({@link TestFile}). */
+    private void prepareTestFile(Path file, long fileBytes) throws BenchFailure {
+        try {
+            long startNs = System.nanoTime();
+            if (TestFile.prepare(file, fileBytes, SEED)) {
+                out.println("test file: reusing " + file + " (written by an earlier run)");
+            } else {
+                out.printf(Locale.ROOT, "test file: wrote %d MiB of random bytes in %.1f s%n", fileBytes >> 20,
+                        (System.nanoTime() - startNs) / 1e9);
+            }
+        } catch (IOException e) {
+            throw new BenchFailure(1, "preparing the test file " + file + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * One untimed second of the QD 8 random-read loop, so that the first measured run does not pay
+     * for class loading and JIT compilation of the engine. Returns the engine's fixed-buffer status.
+     */
+    private String warmUp(Path file, long fileBytes) throws BenchFailure {
+        BenchCase warm = new BenchCase(BenchCase.Access.RANDOM_READ, 128 << 10, 8);
+        try (PinnedArena arena = PinnedArena.allocate((long) warm.queueDepth() * warm.blockBytes())) {
+            try (IoUringBackend backend = IoUringBackend.open(file, arena, engineSettings(warm))) {
+                ClosedLoopRunner.Result result = ClosedLoopRunner.run(backend, warm, fileBytes, Duration.ofSeconds(1), SEED);
+                if (result.errors() > 0) {
+                    throw new BenchFailure(1, "the engine's warm-up reads failed: " + result.firstError());
+                }
+                return backend.fixedBuffersActive() ? "READ_FIXED/WRITE_FIXED on the registered arena"
+                        : "plain READ/WRITE: " + String.join("; ", backend.fixedBufferStatus());
+            }
+        } catch (IOException e) {
+            throw new BenchFailure(1, "opening the engine on " + file + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private IoUringSettings engineSettings(BenchCase benchCase) {
+        int entries = Math.max(RING_ENTRIES, Integer.highestOneBit(Math.max(1, benchCase.queueDepth() - 1)) << 1);
+        return IoUringSettings.defaults().withRings(options.rings(), Math.min(entries, IoUringSettings.MAX_RING_ENTRIES));
+    }
+
+    // ---- measuring -----------------------------------------------------------------------------
+
+    private List<Round> runCase(BenchCase benchCase, Path file, long fileBytes) throws BenchFailure {
+        List<Round> rounds = new ArrayList<>();
+        long arenaBytes = (long) benchCase.queueDepth() * benchCase.blockBytes();
+        try (PinnedArena arena = PinnedArena.allocate(arenaBytes)) {
+            TestFile.fillRandom(arena, SEED + benchCase.name().hashCode());
+            for (int round = 1; round <= options.rounds(); round++) {
+                boolean engineFirst = round % 2 == 1;
+                Path json = OUTPUT_DIR.resolve("fio-" + benchCase.name() + "-r" + round + ".json");
+                EngineRun engine;
+                FioResult fioResult;
+                if (engineFirst) {
+                    engine = runEngine(benchCase, file, fileBytes, arena, round);
+                    fioResult = runFio(benchCase, file, fileBytes, json);
+                } else {
+                    fioResult = runFio(benchCase, file, fileBytes, json);
+                    engine = runEngine(benchCase, file, fileBytes, arena, round);
+                }
+                Round result = new Round(benchCase, round, engineFirst, engine.result, engine.counters, fioResult);
+                rounds.add(result);
+                out.printf(Locale.ROOT, "%-20s round %d/%d (%s first): engine %8.1f MiB/s (%.2f io_uring_enter/op)  fio %8.1f MiB/s  ratio %.3f%n",
+                        benchCase.name(), round, options.rounds(), engineFirst ? "engine" : "fio", engine.result.mibPerSecond(),
+                        result.engineEnterCallsPerOp(), fioResult.mibPerSecond(), result.ratio());
+            }
+        }
+        return rounds;
+    }
+
+    private record EngineRun(ClosedLoopRunner.Result result, IoCounters counters) {}
+
+    private EngineRun runEngine(BenchCase benchCase, Path file, long fileBytes, PinnedArena arena, int round) throws BenchFailure {
+        try (IoUringBackend backend = IoUringBackend.open(file, arena, engineSettings(benchCase))) {
+            IoCounters before = backend.counters();
+            // Seeded from the case's name (String hash codes are stable; enum and record ones differ between
+            // JVMs), so the offsets of a round repeat from run to run.
+            ClosedLoopRunner.Result result = ClosedLoopRunner.run(backend, benchCase, fileBytes,
+                    Duration.ofSeconds(options.seconds()), SEED + 31L * round + benchCase.name().hashCode());
+            IoCounters delta = backend.counters().minus(before);
+            if (result.errors() > 0) {
+                throw new BenchFailure(1, "the engine's " + benchCase.name() + " run had " + result.errors()
+                        + " failed operations; first: " + result.firstError());
+            }
+            return new EngineRun(result, delta);
+        } catch (IOException e) {
+            throw new BenchFailure(1, "opening the engine on " + file + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private FioResult runFio(BenchCase benchCase, Path file, long fileBytes, Path json) throws BenchFailure {
+        try {
+            return fio.run(benchCase, file, fileBytes, options.seconds(), json);
+        } catch (IOException | FioResult.FioOutputException e) {
+            throw new BenchFailure(1, e.getMessage() + " (command: " + String.join(" ",
+                    fio.command(benchCase, file, fileBytes, options.seconds(), json)) + ")", e);
+        }
+    }
+
+    private List<SubmissionBatchingProbe.Result> probeBatching(Path file, long fileBytes) throws BenchFailure {
+        int blockBytes = 128 << 10;
+        try (PinnedArena arena = PinnedArena.allocate((long) BATCH_SIZE * blockBytes)) {
+            try (IoUringBackend backend = IoUringBackend.open(file, arena, IoUringSettings.defaults().withRings(1, RING_ENTRIES))) {
+                List<SubmissionBatchingProbe.Result> results = SubmissionBatchingProbe.run(backend, fileBytes, blockBytes,
+                        BATCH_SIZE, BATCH_GROUPS, SEED);
+                for (SubmissionBatchingProbe.Result result : results) {
+                    if (result.errors() > 0) {
+                        throw new BenchFailure(1, result.errors() + " reads of the " + result.mode() + " batching probe failed");
+                    }
+                }
+                return results;
+            }
+        } catch (IOException e) {
+            throw new BenchFailure(1, "opening the engine on " + file + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    // ---- reporting -----------------------------------------------------------------------------
+
+    private String headerLines(String fioVersion, IoUringProbe probe, Path file, String fixedStatus) {
+        return String.format(Locale.ROOT, """
+                Measured %s on kernel %s (%d CPUs), %s. File %s, %d MiB, O_DIRECT on both sides.
+                Engine: IoUringBackend, %d ring(s) x %d entries, %s; closed loop (each completion submits the next op).
+                fio: ioengine=io_uring direct=1 fixedbufs=1 (norandommap=1 for random), same rw/bs/iodepth/file/size, time_based.
+                %d round(s) per case of %d s per run, engine and fio alternating first; ratio = engine / fio within a round.
+                """, ZonedDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE), System.getProperty("os.version"),
+                Runtime.getRuntime().availableProcessors(), fioVersion, file.toAbsolutePath(), options.sizeMib(),
+                options.rings(), RING_ENTRIES, fixedStatus, options.rounds(), options.seconds());
+    }
+
+    static String markdown(String header, List<CaseSummary> summaries, List<SubmissionBatchingProbe.Result> batching) {
+        StringBuilder md = new StringBuilder();
+        md.append(header).append('\n');
+        md.append("| case | engine MiB/s (median) | fio MiB/s (median) | ratio engine/fio (median) | ratio min–max | engine io_uring_enter/op |\n");
+        md.append("|---|---:|---:|---:|---:|---:|\n");
+        for (CaseSummary s : summaries) {
+            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.3f | %.3f–%.3f | %.2f |%n", s.benchCase().name(),
+                    s.engineMibMedian(), s.fioMibMedian(), s.ratioMedian(), s.ratioMin(), s.ratioMax(), s.engineEnterPerOpMedian()));
+        }
+        for (CaseSummary s : summaries) {
+            if (s.benchCase().access() == BenchCase.Access.RANDOM_READ && s.benchCase().queueDepth() == 8
+                    && s.benchCase().blockBytes() == 128 << 10) {
+                md.append(String.format(Locale.ROOT, "%nTarget (issue 3): median ratio >= 0.95 for 128 KiB random reads at QD 8: "
+                        + "%.3f over %d round(s), %s.%n", s.ratioMedian(), s.rounds(), s.ratioMedian() >= 0.95 ? "met" : "NOT met"));
+            }
+        }
+        if (!batching.isEmpty()) {
+            SubmissionBatchingProbe.Result first = batching.getFirst();
+            md.append(String.format(Locale.ROOT, "%nio_uring_enter calls per read, the same %d random 128 KiB reads in groups of %d on one ring:%n%n",
+                    first.reads(), BATCH_SIZE));
+            md.append("| submission | submit() calls / read | submitting io_uring_enter / read | all io_uring_enter / read | ring wake-ups / read |\n");
+            md.append("|---|---:|---:|---:|---:|\n");
+            for (SubmissionBatchingProbe.Result b : batching) {
+                md.append(String.format(Locale.ROOT, "| %s | %.3f | %.3f | %.3f | %.3f |%n", b.mode().equals("batched")
+                                ? "batched (" + BATCH_SIZE + " per submit)" : "unbatched (1 per submit)",
+                        b.submitCallsPerRead(), b.submitEnterCallsPerRead(), b.enterCallsPerRead(), (double) b.wakeups() / b.reads()));
+            }
+        }
+        return md.toString();
+    }
+
+    // The CSVs are Tablesaw tables (quoting and escaping are the library's). Decimal figures are
+    // kept as text at a fixed precision, so the files read the same as the markdown report.
+
+    static String summaryCsv(List<CaseSummary> summaries) {
+        Table table = Table.create("engine-vs-fio",
+                StringColumn.create("case"), StringColumn.create("access"), IntColumn.create("block_bytes"),
+                IntColumn.create("queue_depth"), IntColumn.create("rounds"), StringColumn.create("engine_mib_s_median"),
+                StringColumn.create("fio_mib_s_median"), StringColumn.create("ratio_median"), StringColumn.create("ratio_min"),
+                StringColumn.create("ratio_max"), StringColumn.create("engine_enter_calls_per_op_median"),
+                StringColumn.create("ratios"));
+        for (CaseSummary s : summaries) {
+            table.stringColumn("case").append(s.benchCase().name());
+            table.stringColumn("access").append(s.benchCase().access().fioRw());
+            table.intColumn("block_bytes").append(s.benchCase().blockBytes());
+            table.intColumn("queue_depth").append(s.benchCase().queueDepth());
+            table.intColumn("rounds").append(s.rounds());
+            table.stringColumn("engine_mib_s_median").append(fixed(s.engineMibMedian(), 2));
+            table.stringColumn("fio_mib_s_median").append(fixed(s.fioMibMedian(), 2));
+            table.stringColumn("ratio_median").append(fixed(s.ratioMedian(), 4));
+            table.stringColumn("ratio_min").append(fixed(s.ratioMin(), 4));
+            table.stringColumn("ratio_max").append(fixed(s.ratioMax(), 4));
+            table.stringColumn("engine_enter_calls_per_op_median").append(fixed(s.engineEnterPerOpMedian(), 4));
+            table.stringColumn("ratios").append(BenchStats.join(s.ratios(), "%.4f"));
+        }
+        return csv(table);
+    }
+
+    static String roundsCsv(List<Round> rounds) {
+        Table table = Table.create("engine-vs-fio-rounds",
+                StringColumn.create("case"), IntColumn.create("round"), StringColumn.create("first"),
+                StringColumn.create("engine_mib_s"), StringColumn.create("fio_mib_s"), StringColumn.create("ratio"),
+                LongColumn.create("engine_ops"), StringColumn.create("engine_seconds"), LongColumn.create("engine_enter_calls"),
+                LongColumn.create("engine_submit_enter_calls"), LongColumn.create("fio_io_bytes"),
+                LongColumn.create("fio_runtime_ms"), StringColumn.create("fio_iops"));
+        for (Round r : rounds) {
+            table.stringColumn("case").append(r.benchCase().name());
+            table.intColumn("round").append(r.round());
+            table.stringColumn("first").append(r.engineFirst() ? "engine" : "fio");
+            table.stringColumn("engine_mib_s").append(fixed(r.engine().mibPerSecond(), 2));
+            table.stringColumn("fio_mib_s").append(fixed(r.fio().mibPerSecond(), 2));
+            table.stringColumn("ratio").append(fixed(r.ratio(), 4));
+            table.longColumn("engine_ops").append(r.engine().ops());
+            table.stringColumn("engine_seconds").append(fixed(r.engine().elapsedNs() / 1e9, 3));
+            table.longColumn("engine_enter_calls").append(r.engineCounters().enterCalls());
+            table.longColumn("engine_submit_enter_calls").append(r.engineCounters().submitEnterCalls());
+            table.longColumn("fio_io_bytes").append(r.fio().ioBytes());
+            table.longColumn("fio_runtime_ms").append(r.fio().runtimeMs());
+            table.stringColumn("fio_iops").append(fixed(r.fio().iops(), 1));
+        }
+        return csv(table);
+    }
+
+    static String batchingCsv(List<SubmissionBatchingProbe.Result> batching) {
+        Table table = Table.create("engine-vs-fio-batching",
+                StringColumn.create("mode"), LongColumn.create("reads"), LongColumn.create("submit_calls"),
+                LongColumn.create("enter_calls"), LongColumn.create("submit_enter_calls"), LongColumn.create("wakeups"),
+                StringColumn.create("enter_calls_per_read"), StringColumn.create("submit_enter_calls_per_read"));
+        for (SubmissionBatchingProbe.Result b : batching) {
+            table.stringColumn("mode").append(b.mode());
+            table.longColumn("reads").append(b.reads());
+            table.longColumn("submit_calls").append(b.submitCalls());
+            table.longColumn("enter_calls").append(b.enterCalls());
+            table.longColumn("submit_enter_calls").append(b.submitEnterCalls());
+            table.longColumn("wakeups").append(b.wakeups());
+            table.stringColumn("enter_calls_per_read").append(fixed(b.enterCallsPerRead(), 4));
+            table.stringColumn("submit_enter_calls_per_read").append(fixed(b.submitEnterCallsPerRead(), 4));
+        }
+        return csv(table);
+    }
+
+    private static String fixed(double value, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    private static String csv(Table table) {
+        StringWriter text = new StringWriter();
+        table.write().csv(text);
+        return text.toString();
+    }
+}
