@@ -7,7 +7,8 @@ import java.util.Map;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
-import tierlab.model.sched.EngineScheduler;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.l2.L2Snapshot;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
@@ -44,7 +45,7 @@ public final class SimRuntime {
     public record Delivery(long atNs, boolean succeeded) {}
 
     private final Simulator simulator;
-    private EngineScheduler scheduler;
+    private ServingEngine scheduler;
     private TieredStore store;
     /** Bumped by a crash: events of an earlier process are dropped when they fire. */
     private int generation;
@@ -72,7 +73,7 @@ public final class SimRuntime {
     private final java.util.ArrayDeque<RequestSpec> closedLoopQueue = new java.util.ArrayDeque<>();
     private int closedLoopFinishedSeen;
 
-    public SimRuntime(EngineScheduler scheduler, DeviceProfile profile, SeedTree seeds) {
+    public SimRuntime(ServingEngine scheduler, DeviceProfile profile, SeedTree seeds) {
         this.simulator = new Simulator();
         this.scheduler = scheduler;
         this.store = scheduler.store();
@@ -271,7 +272,7 @@ public final class SimRuntime {
             }
             TieredStore recovered = TieredStore.recover(store.settings(), lastSnapshot,
                     store.allocationsSince(lastSnapshot.nextRunId()), store.trace());
-            EngineScheduler restarted = new EngineScheduler(scheduler.settings(), recovered, store.trace());
+            ServingEngine restarted = ServingEngines.restart(scheduler, recovered, store.trace());
             down = true;
             simulator.at(now + restartDelayNs, then -> {
                 store = recovered;
@@ -338,7 +339,7 @@ public final class SimRuntime {
     }
 
     public Simulator simulator() { return simulator; }
-    public EngineScheduler scheduler() { return scheduler; }
+    public ServingEngine scheduler() { return scheduler; }
     public TieredStore store() { return store; }
     public PayloadLedger ledger() { return ledger; }
     public NvmeModel nvme() { return nvme; }

@@ -10,7 +10,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.EngineScheduler;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
@@ -38,7 +39,7 @@ class SimRuntimeTest {
         StoreSettings settings = StoreSettings.defaults(geometry, 600 * blockBytes, 4_000 * blockBytes);
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(settings, trace);
-        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(20_000).withConcurrency(8), store, trace);
+        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(20_000).withConcurrency(8), store, trace);
         SeedTree seeds = new SeedTree(seed);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
         runtime.setCheckInvariants(check);

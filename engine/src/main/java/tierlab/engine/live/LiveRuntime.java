@@ -12,7 +12,8 @@ import tierlab.engine.PinnedArena;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.store.StoreCounter;
@@ -44,7 +45,7 @@ public final class LiveRuntime implements AutoCloseable {
 
     private record Due(long atNs, long sequence, IoOp op) {}
 
-    private final EngineScheduler scheduler;
+    private final ServingEngine scheduler;
     private final TieredStore store;
     private final StoragePort storage;
     private final DeviceMemory device;
@@ -61,7 +62,7 @@ public final class LiveRuntime implements AutoCloseable {
      * @param stallTimeoutNs how long the run may see no progress at all (nothing completes, nothing is due)
      *                       before it reports the stuck state instead of waiting forever
      */
-    public LiveRuntime(EngineScheduler scheduler, StoragePort storage, PinnedArena l1, ComputeTiming computeTiming,
+    public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, ComputeTiming computeTiming,
                        long stallTimeoutNs) {
         this.scheduler = scheduler;
         this.store = scheduler.store();

@@ -19,7 +19,8 @@ import tierlab.engine.StoragePorts;
 import tierlab.engine.live.ComputeTiming;
 import tierlab.engine.live.LiveRuntime;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.store.StoreCounter;
@@ -107,7 +108,7 @@ public final class RunExecutor {
         }
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(storeSettings, trace);
-        EngineScheduler scheduler = new EngineScheduler(config.scheduler(), store, trace);
+        ServingEngine scheduler = ServingEngines.create(config.scheduler(), store, trace);
         return switch (config.mode()) {
             case "sim" -> simulate(point, passes, scheduler, trace, null, startNs);
             case "hybrid" -> hybrid(point, passes, scheduler, trace, startNs);
@@ -116,7 +117,7 @@ public final class RunExecutor {
         };
     }
 
-    private RunResult hybrid(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace, long startNs) {
+    private RunResult hybrid(RunPoint point, Passes passes, ServingEngine scheduler, DecisionTrace trace, long startNs) {
         StoreSettings settings = scheduler.store().settings();
         Path l2 = l2File(point);
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
@@ -131,7 +132,7 @@ public final class RunExecutor {
         }
     }
 
-    private RunResult simulate(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace,
+    private RunResult simulate(RunPoint point, Passes passes, ServingEngine scheduler, DecisionTrace trace,
                                RealBytes bytes, long startNs) {
         RunConfig config = point.config();
         SeedTree seeds = new SeedTree(config.seed());
@@ -208,7 +209,7 @@ public final class RunExecutor {
                 trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs);
     }
 
-    private RunResult live(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace, long startNs) {
+    private RunResult live(RunPoint point, Passes passes, ServingEngine scheduler, DecisionTrace trace, long startNs) {
         RunConfig config = point.config();
         StoreSettings settings = scheduler.store().settings();
         Path l2 = l2File(point);
@@ -264,7 +265,7 @@ public final class RunExecutor {
                 List.copyOf(examples), System.nanoTime() - startNs);
     }
 
-    private static CounterSnapshot liveSnapshot(EngineScheduler scheduler, StoragePort port, long atNs, long matches,
+    private static CounterSnapshot liveSnapshot(ServingEngine scheduler, StoragePort port, long atNs, long matches,
                                                 long mismatches) {
         long[] counters = new long[StoreCounter.values().length];
         for (StoreCounter counter : StoreCounter.values()) {

@@ -1,5 +1,6 @@
 package tierlab.model.sched;
 
+import tierlab.model.serving.EngineScheduler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -1,5 +1,6 @@
 package tierlab.model.sched;
 
+import tierlab.model.serving.EngineScheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -9,7 +9,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.EngineScheduler;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
@@ -58,7 +59,7 @@ class E1WarmPassCliffTest {
     static Result runWith(StoreSettings settings, SchedulerSettings schedulerSettings, boolean l2Free) {
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(settings, trace);
-        EngineScheduler scheduler = new EngineScheduler(schedulerSettings, store, trace);
+        ServingEngine scheduler = ServingEngines.create(schedulerSettings, store, trace);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(42));
         runtime.setL2Free(l2Free);
         CounterSnapshot start = CounterSnapshot.take(runtime);

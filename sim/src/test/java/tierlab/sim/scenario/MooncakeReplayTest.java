@@ -9,7 +9,8 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.EngineScheduler;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
@@ -50,7 +51,7 @@ class MooncakeReplayTest {
         StoreSettings settings = StoreSettings.defaults(geometry, 512L << 30, 4096L << 30);
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(settings, trace);
-        EngineScheduler scheduler = new EngineScheduler(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
+        ServingEngine scheduler = ServingEngines.create(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
         requests.forEach(runtime::submit);
         CounterSnapshot start = CounterSnapshot.take(runtime);
