@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.persist.IndexFile;
+import tierlab.model.io.ComputeTiming;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;

@@ -16,7 +16,7 @@ import tierlab.engine.FileChannelBackend;
 import tierlab.engine.IoUringBackend;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
-import tierlab.engine.live.ComputeTiming;
+import tierlab.model.io.ComputeTiming;
 import tierlab.engine.live.LiveRuntime;
 import tierlab.model.io.StoragePort;
 import tierlab.model.serving.ServingEngine;
