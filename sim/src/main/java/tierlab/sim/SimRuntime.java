@@ -25,6 +25,7 @@ import tierlab.sim.device.SimStoragePort;
 import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.hybrid.RealBytes;
 import tierlab.sim.kernel.Simulator;
+import tierlab.sim.metrics.CounterSnapshot;
 import tierlab.sim.metrics.Sample;
 
 /**
@@ -70,6 +71,7 @@ public final class SimRuntime implements CompletionTimeline {
     private final GpuModel gpu;
     private final HostSubmitter submitter;
     private final SimStoragePort storage;
+    private final SimCopyPort copies;
     private CompletionFilter filter;
     private boolean checkInvariants;
     private long requestsSubmitted;
@@ -86,12 +88,13 @@ public final class SimRuntime implements CompletionTimeline {
         this.gpu = new GpuModel(profile.gpu(), this);
         this.submitter = new HostSubmitter(profile.host());
         this.storage = new SimStoragePort(nvme, submitter, this);
+        this.copies = new SimCopyPort(hostToDevice, deviceToHost, this);
         OpSink completed = (op, completion) -> {
             long nowNs = simulator.nowNs();
             driver().deliver(op, completion, nowNs);
             pump(nowNs);
         };
-        this.driver = new Driver(scheduler, storage, new SimCopyPort(hostToDevice, deviceToHost, this), gpu, completed,
+        this.driver = new Driver(scheduler, storage, copies, gpu, completed,
                 (op, completion) -> ledger.apply(op, completion.succeeded()));
     }
 
@@ -172,8 +175,9 @@ public final class SimRuntime implements CompletionTimeline {
 
     private void pump(long nowNs) {
         if (sampleIntervalNs > 0 && nowNs >= nextSampleNs) {
+            ServingEngine engine = driver.engine();
             samples.add(new Sample(nowNs, store.l1UsedBytes(), store.leasedRemainingBytes(), store.storeQueueDepth(),
-                    driver.engine().runningCount(), driver.engine().waitingCount(), driver.engine().activePrefetches(), store.inflightOps()));
+                    engine.runningCount(), engine.waitingCount(), engine.activePrefetches(), store.inflightOps()));
             nextSampleNs = nowNs + sampleIntervalNs;
         }
         if (snapshotIntervalNs > 0 && nowNs >= nextSnapshotNs) {
@@ -205,9 +209,7 @@ public final class SimRuntime implements CompletionTimeline {
                 // Issued by a process that crashed: nobody is waiting for it any more.
                 return;
             }
-            // Hybrid mode carries the operation out on real bytes now; a real failure is a failure.
-            boolean succeeded = realBytes == null ? delivery.succeeded() : realBytes.apply(op, delivery.succeeded());
-            sink.completed(op, succeeded ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"));
+            sink.completed(op, delivery.succeeded() ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"));
         });
     }
 
@@ -273,11 +275,13 @@ public final class SimRuntime implements CompletionTimeline {
 
     /**
      * Hybrid mode: every completed operation is also carried out on real bytes (a real storage
-     * port, a real pinned arena, verified payloads). The simulator still decides when and in which
-     * order operations complete; the symbolic ledger keeps running beside the real bytes.
+     * port, a real pinned arena, verified payloads): the driver's ports become the simulated ones
+     * decorated by {@link RealBytes}. The simulator still decides when and in which order operations
+     * complete; the symbolic ledger keeps running beside the real bytes. Call before the run starts.
      */
     public void setRealBytes(RealBytes bytes) {
         this.realBytes = bytes;
+        driver.replacePorts(bytes.storagePort(storage), bytes.copyPort(copies), bytes.computePort(gpu));
     }
 
     public RealBytes realBytes() {
@@ -307,6 +311,12 @@ public final class SimRuntime implements CompletionTimeline {
         if (checkInvariants) {
             driver.engine().checkInvariants();
         }
+    }
+
+    /** The run's counters now: virtual time, the simulated submitter's submissions, the payload ledger's checks. */
+    public CounterSnapshot counterSnapshot() {
+        return CounterSnapshot.of(driver.engine(), simulator.nowNs(), submitter.submissions(), ledger.loadMatches(),
+                ledger.loadMismatches(), ledger.stagingMismatches());
     }
 
     public Simulator simulator() { return simulator; }

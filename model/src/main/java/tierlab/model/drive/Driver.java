@@ -33,9 +33,9 @@ public final class Driver {
     }
 
     private ServingEngine engine;
-    private final StoragePort storage;
-    private final CopyPort copies;
-    private final ComputePort compute;
+    private StoragePort storage;
+    private CopyPort copies;
+    private ComputePort compute;
     private final OpSink sink;
     private final StoragePort.CompletionSink storageSink;
     private final CompletionObserver observer;
@@ -63,6 +63,16 @@ public final class Driver {
     /** A restarted process serves with a new engine over the same ports. */
     public void replaceEngine(ServingEngine restarted) {
         this.engine = restarted;
+    }
+
+    /**
+     * Other ports from now on (hybrid mode decorates the simulated ones with real bytes before a run
+     * starts); operations already handed out complete through the ports they went to.
+     */
+    public void replacePorts(StoragePort newStorage, CopyPort newCopies, ComputePort newCompute) {
+        this.storage = newStorage;
+        this.copies = newCopies;
+        this.compute = newCompute;
     }
 
     /** Hands a completion to the engine (after the observer). */

@@ -62,15 +62,15 @@ class E1WarmPassCliffTest {
         ServingEngine scheduler = ServingEngines.create(schedulerSettings, store, trace);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(42));
         runtime.setL2Free(l2Free);
-        CounterSnapshot start = CounterSnapshot.take(runtime);
+        CounterSnapshot start = runtime.counterSnapshot();
         prompts(0, 0).forEach(runtime::submit);
         runtime.run();
-        CounterSnapshot afterCold = CounterSnapshot.take(runtime);
+        CounterSnapshot afterCold = runtime.counterSnapshot();
         List<RequestOutcome> coldOutcomes = new ArrayList<>(runtime.scheduler().finished());
         long warmStart = runtime.simulator().nowNs() + 1_000_000_000L;
         prompts(1000, warmStart).forEach(runtime::submit);
         runtime.run();
-        CounterSnapshot end = CounterSnapshot.take(runtime);
+        CounterSnapshot end = runtime.counterSnapshot();
         List<RequestOutcome> warmOutcomes = runtime.scheduler().finished().stream().filter(o -> o.requestId() >= 1000).toList();
         assertEquals(0, runtime.ledger().mismatches());
         assertTrue(runtime.store().leftovers().isEmpty());

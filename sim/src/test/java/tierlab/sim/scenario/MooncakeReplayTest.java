@@ -54,11 +54,11 @@ class MooncakeReplayTest {
         ServingEngine scheduler = ServingEngines.create(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
         requests.forEach(runtime::submit);
-        CounterSnapshot start = CounterSnapshot.take(runtime);
+        CounterSnapshot start = runtime.counterSnapshot();
         long wallStart = System.nanoTime();
         runtime.run();
         long wallNs = System.nanoTime() - wallStart;
-        PassMetrics metrics = PassMetrics.of("mooncake", runtime.scheduler().finished(), start, CounterSnapshot.take(runtime));
+        PassMetrics metrics = PassMetrics.of("mooncake", runtime.scheduler().finished(), start, runtime.counterSnapshot());
         System.out.printf("mooncake x%.0f: %d requests, simulated %.1f s in %.2f s wall (%.0fx), %d events (%.2f M events/s),"
                         + " external hit ratio %.3f, L1 hit ratio %.3f, TTFT p50 %.0f ms p99 %.0f ms%n",
                 timeScale, metrics.requests(), runtime.simulator().nowNs() / 1e9, wallNs / 1e9, runtime.simulator().nowNs() / (double) wallNs,
