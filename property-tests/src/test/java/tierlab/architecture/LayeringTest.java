@@ -11,6 +11,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import tierlab.model.serving.ServingEngine;
 
 /**
  * The modules as layers, arrows pointing down only: model → engine → sim → hunt → experiments
@@ -68,6 +69,15 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAPackage("tierlab.engine..")
                 .because("sim devices implement the model's ports; only hybrid mode runs real engine bytes under"
                         + " simulated time")
+                .check(productionClasses);
+    }
+
+    @Test
+    void everyUserOfAServingEngineGoesThroughThePort() {
+        noClasses().that().resideOutsideOfPackage("tierlab.model.serving..")
+                .should().dependOnClassesThat().implement(ServingEngine.class)
+                .because("runtimes, the hunt and the runner hold the ServingEngine port and create engines through"
+                        + " ServingEngines, so a new engine is one class and one registry entry")
                 .check(productionClasses);
     }
 }
