@@ -14,10 +14,10 @@ import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.OpSink;
 import tierlab.model.io.StoragePort;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.TieredStore;
 

@@ -1,6 +1,5 @@
 package tierlab.model.sched;
 
-import tierlab.model.serving.EngineScheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;

@@ -1,6 +1,5 @@
 package tierlab.model.sched;
 
-import tierlab.model.serving.EngineScheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
+import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
