@@ -18,4 +18,16 @@ public final class StoragePorts {
         }
         return FileChannelBackend.open(l2Path, arena, FileChannelSettings.defaults().withL2PreallocateBytes(l2Bytes));
     }
+
+    /**
+     * Storage submissions a real port has made so far: io_uring_enter calls, or the FileChannel
+     * backend's batches (0 for a port that does not count them).
+     */
+    public static long submissions(StoragePort port) {
+        return switch (port) {
+            case IoUringBackend uring -> uring.counters().submitEnterCalls();
+            case FileChannelBackend channel -> channel.counters().batches();
+            default -> 0;
+        };
+    }
 }

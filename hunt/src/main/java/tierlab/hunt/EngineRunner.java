@@ -5,8 +5,9 @@ import java.util.List;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.TieredStore;
 
 /**
@@ -24,7 +25,7 @@ final class EngineRunner extends ScheduleRunner {
     private final HuntConfig config;
     private final List<List<BlockKey>> chains;
     final TieredStore store;
-    final EngineScheduler scheduler;
+    final ServingEngine scheduler;
     private final List<IoOp> pending = new ArrayList<>();
     private final List<Long> submitted = new ArrayList<>();
     private long nowNs;
@@ -34,7 +35,7 @@ final class EngineRunner extends ScheduleRunner {
         this.config = schedule.config();
         this.chains = config.chains();
         this.store = new TieredStore(config.storeSettings(), trace);
-        this.scheduler = new EngineScheduler(config.schedulerSettings(), store, trace);
+        this.scheduler = ServingEngines.create(config.schedulerSettings(), store, trace);
     }
 
     @Override

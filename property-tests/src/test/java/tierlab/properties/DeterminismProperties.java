@@ -11,9 +11,10 @@ import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -31,7 +32,7 @@ class DeterminismProperties {
         Geometry geometry = new Geometry(TINY, 16, 1);
         StoreSettings settings = StoreSettings.defaults(geometry, l1Blocks * geometry.blockBytes(), 64 * geometry.blockBytes());
         DecisionTrace trace = new DecisionTrace();
-        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(2_048).withConcurrency(4),
+        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(2_048).withConcurrency(4),
                 new TieredStore(settings, trace), trace);
         SeedTree seeds = new SeedTree(seed);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);

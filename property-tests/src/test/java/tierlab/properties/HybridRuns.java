@@ -11,10 +11,11 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
@@ -55,7 +56,7 @@ final class HybridRuns {
         // misses, evictions on both tiers and slot re-use all happen in 24 requests.
         StoreSettings settings = StoreSettings.defaults(geometry, 5 * lane, 9 * geometry.blockBytes());
         DecisionTrace trace = new DecisionTrace();
-        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(256).withConcurrency(3),
+        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(256).withConcurrency(3),
                 new TieredStore(settings, trace), trace);
         SeedTree seeds = new SeedTree(seed);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);

@@ -1,38 +1,43 @@
 package tierlab.sim;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import tierlab.model.drive.Driver;
+import tierlab.model.io.CompletionTimeline;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.OpSink;
 import tierlab.model.io.PayloadLedger;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.l2.L2Snapshot;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.TieredStore;
 import tierlab.sim.device.CopyEngine;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.GpuModel;
 import tierlab.sim.device.HostSubmitter;
 import tierlab.sim.device.NvmeModel;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.device.SimCopyPort;
+import tierlab.sim.device.SimStoragePort;
 import tierlab.sim.hybrid.RealBytes;
+import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.kernel.Simulator;
+import tierlab.sim.metrics.CounterSnapshot;
 import tierlab.sim.metrics.Sample;
 
 /**
- * Drives the unchanged model on a virtual clock: requests arrive as events, every operation the
- * model emits goes to a device model that says when it completes, and the completion comes back
- * as an event. Payload identity is followed by a {@link PayloadLedger}, so a stale read is a
- * counted mismatch exactly as in hybrid and live mode.
+ * Drives the unchanged model on a virtual clock: requests arrive as events, the {@link Driver}
+ * hands every operation the engine emits to a simulated device port (storage: {@link SimStoragePort},
+ * copies: {@link SimCopyPort}, compute: {@link GpuModel}) that says when it completes, and the
+ * completion comes back as an event on this runtime's timeline. Payload identity is followed by a
+ * {@link PayloadLedger}, so a stale read is a counted mismatch exactly as in hybrid and live mode.
  *
- * <p>L2 reads of one batch (same batch id) are one submission on the host submitter; the L2
- * writes emitted together are one submission. Everything here is deterministic: the same
- * inputs and seed give the same decision trace.
+ * <p>Everything here is deterministic: the same inputs and seed give the same decision trace.
  */
-public final class SimRuntime {
+public final class SimRuntime implements CompletionTimeline {
 
     /** Receives every completion before the model sees it: fault injection hooks in here. */
     public interface CompletionFilter {
@@ -44,7 +49,7 @@ public final class SimRuntime {
     public record Delivery(long atNs, boolean succeeded) {}
 
     private final Simulator simulator;
-    private EngineScheduler scheduler;
+    private final Driver driver;
     private TieredStore store;
     /** Bumped by a crash: events of an earlier process are dropped when they fire. */
     private int generation;
@@ -53,7 +58,6 @@ public final class SimRuntime {
     private long nextSnapshotNs;
     private final List<RequestOutcome> finishedBeforeCrashes = new ArrayList<>();
     private long crashes;
-    private boolean l2Free;
     private RealBytes realBytes;
     private long sampleIntervalNs;
     private long nextSampleNs;
@@ -66,22 +70,36 @@ public final class SimRuntime {
     private final CopyEngine deviceToHost;
     private final GpuModel gpu;
     private final HostSubmitter submitter;
+    private final SimStoragePort storage;
+    private final SimCopyPort copies;
     private CompletionFilter filter;
     private boolean checkInvariants;
     private long requestsSubmitted;
-    private final java.util.ArrayDeque<RequestSpec> closedLoopQueue = new java.util.ArrayDeque<>();
+    private final ArrayDeque<RequestSpec> closedLoopQueue = new ArrayDeque<>();
     private int closedLoopFinishedSeen;
 
-    public SimRuntime(EngineScheduler scheduler, DeviceProfile profile, SeedTree seeds) {
+    public SimRuntime(ServingEngine scheduler, DeviceProfile profile, SeedTree seeds) {
         this.simulator = new Simulator();
-        this.scheduler = scheduler;
         this.store = scheduler.store();
         this.ledger = new PayloadLedger(store.settings().geometry().laneBytes(), store.settings().geometry().tp());
         this.nvme = new NvmeModel(profile.nvme(), seeds.seedOf("nvme"));
         this.hostToDevice = new CopyEngine(profile.pcie().h2dBytesPerSecond(), profile.pcie().h2dLatencyNs());
         this.deviceToHost = new CopyEngine(profile.pcie().d2hBytesPerSecond(), profile.pcie().d2hLatencyNs());
-        this.gpu = new GpuModel(profile.gpu());
+        this.gpu = new GpuModel(profile.gpu(), this);
         this.submitter = new HostSubmitter(profile.host());
+        this.storage = new SimStoragePort(nvme, submitter, this);
+        this.copies = new SimCopyPort(hostToDevice, deviceToHost, this);
+        OpSink completed = (op, completion) -> {
+            long nowNs = simulator.nowNs();
+            driver().deliver(op, completion, nowNs);
+            pump(nowNs);
+        };
+        this.driver = new Driver(scheduler, storage, copies, gpu, completed,
+                (op, completion) -> ledger.apply(op, completion.succeeded()));
+    }
+
+    private Driver driver() {
+        return driver;
     }
 
     /** Installs a completion filter (fault injection); null removes it. */
@@ -103,7 +121,7 @@ public final class SimRuntime {
                 arrivedWhileDown.add(spec);
                 return;
             }
-            scheduler.submit(spec, now);
+            driver.engine().submit(spec, now);
             pump(now);
         });
     }
@@ -118,7 +136,7 @@ public final class SimRuntime {
         if (clientConcurrency <= 0) {
             throw new IllegalArgumentException("clientConcurrency must be > 0, was " + clientConcurrency);
         }
-        closedLoopFinishedSeen = scheduler.finishedCount();
+        closedLoopFinishedSeen = driver.engine().finishedCount();
         for (int index = 0; index < requests.size(); index++) {
             RequestSpec spec = requests.get(index);
             if (index < clientConcurrency) {
@@ -138,7 +156,7 @@ public final class SimRuntime {
         if (closedLoopQueue.isEmpty()) {
             return;
         }
-        int finishedNow = scheduler.finishedCount();
+        int finishedNow = driver.engine().finishedCount();
         while (closedLoopFinishedSeen < finishedNow && !closedLoopQueue.isEmpty()) {
             closedLoopFinishedSeen++;
             submit(retimed(closedLoopQueue.poll(), nowNs));
@@ -157,74 +175,33 @@ public final class SimRuntime {
 
     private void pump(long nowNs) {
         if (sampleIntervalNs > 0 && nowNs >= nextSampleNs) {
+            ServingEngine engine = driver.engine();
             samples.add(new Sample(nowNs, store.l1UsedBytes(), store.leasedRemainingBytes(), store.storeQueueDepth(),
-                    scheduler.runningCount(), scheduler.waitingCount(), scheduler.activePrefetches(), store.inflightOps()));
+                    engine.runningCount(), engine.waitingCount(), engine.activePrefetches(), store.inflightOps()));
             nextSampleNs = nowNs + sampleIntervalNs;
         }
         if (snapshotIntervalNs > 0 && nowNs >= nextSnapshotNs) {
             lastSnapshot = store.snapshot();
             nextSnapshotNs = nowNs + snapshotIntervalNs;
         }
-        scheduler.tick(nowNs);
+        ServingEngine engine = driver.engine();
+        engine.tick(nowNs);
         sendClosedLoop(nowNs);
-        List<IoOp> ops = scheduler.drainOps();
-        if (ops.isEmpty()) {
-            check();
-            return;
-        }
-        // Reads go to the device batch by batch (one submission each, in first-seen order); the maps
-        // and lists exist only when the ops hold reads or writes, most pumps carry neither.
-        Map<Long, List<IoOp.L2Read>> readBatches = null;
-        List<IoOp.L2Write> writes = null;
-        for (int i = 0; i < ops.size(); i++) {
-            IoOp op = ops.get(i);
-            switch (op) {
-                case IoOp.L2Read read -> {
-                    if (readBatches == null) {
-                        readBatches = new LinkedHashMap<>();
-                    }
-                    readBatches.computeIfAbsent(read.batchId(), b -> new ArrayList<>()).add(read);
-                }
-                case IoOp.L2Write write -> {
-                    if (writes == null) {
-                        writes = new ArrayList<>();
-                    }
-                    writes.add(write);
-                }
-                case IoOp.CopyToGpu copy -> deliver(op, hostToDevice.submit(copy.totalBytes(), nowNs));
-                case IoOp.CopyFromGpu copy -> deliver(op, deviceToHost.submit(copy.totalBytes(), nowNs));
-                case IoOp.Compute compute -> deliver(op, nowNs + gpu.stepNs(compute));
-            }
-        }
-        if (readBatches != null) {
-            for (List<IoOp.L2Read> batch : readBatches.values()) {
-                long atDevice = submitter.submit(batch.size(), nowNs);
-                for (IoOp.L2Read read : batch) {
-                    deliver(read, nvme.submit(true, read.lengthBytes(), atDevice));
-                }
-            }
-        }
-        if (writes == null) {
-            check();
-            return;
-        }
-        if (!writes.isEmpty() && l2Free) {
-            // The all-in-host-memory baseline: the "L2" is more host memory, writes cost nothing.
-            for (IoOp.L2Write write : writes) {
-                deliver(write, nowNs);
-            }
-            writes.clear();
-        }
-        if (!writes.isEmpty()) {
-            long atDevice = submitter.submit(writes.size(), nowNs);
-            for (IoOp.L2Write write : writes) {
-                deliver(write, nvme.submit(false, write.lengthBytes(), atDevice));
-            }
-        }
+        driver.dispatch(engine.drainOps());
         check();
     }
 
-    private void deliver(IoOp op, long completionNs) {
+    @Override
+    public long nowNs() {
+        return simulator.nowNs();
+    }
+
+    /**
+     * A device port says when {@code op} completes: the completion filter (faults) may fail or delay
+     * it, and it is delivered as an event then, unless the process that issued it crashed meanwhile.
+     */
+    @Override
+    public void completeAt(IoOp op, long completionNs, OpSink sink) {
         Delivery delivery = filter == null ? new Delivery(completionNs, true) : filter.filter(op, completionNs);
         int issuedIn = generation;
         simulator.at(Math.max(completionNs, delivery.atNs()), now -> {
@@ -232,11 +209,7 @@ public final class SimRuntime {
                 // Issued by a process that crashed: nobody is waiting for it any more.
                 return;
             }
-            // Hybrid mode carries the operation out on real bytes now; a real failure is a failure.
-            boolean succeeded = realBytes == null ? delivery.succeeded() : realBytes.apply(op, delivery.succeeded());
-            ledger.apply(op, succeeded);
-            scheduler.onCompletion(succeeded ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"), now);
-            pump(now);
+            sink.completed(op, delivery.succeeded() ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"));
         });
     }
 
@@ -263,26 +236,27 @@ public final class SimRuntime {
             }
             crashes++;
             generation++;
-            finishedBeforeCrashes.addAll(scheduler.finished());
-            List<RequestSpec> unfinished = scheduler.unfinished();
+            ServingEngine crashed = driver.engine();
+            finishedBeforeCrashes.addAll(crashed.finished());
+            List<RequestSpec> unfinished = crashed.unfinished();
             ledger.crash();
             if (realBytes != null) {
                 realBytes.crash();
             }
             TieredStore recovered = TieredStore.recover(store.settings(), lastSnapshot,
                     store.allocationsSince(lastSnapshot.nextRunId()), store.trace());
-            EngineScheduler restarted = new EngineScheduler(scheduler.settings(), recovered, store.trace());
+            ServingEngine restarted = ServingEngines.restart(crashed, recovered, store.trace());
             down = true;
             simulator.at(now + restartDelayNs, then -> {
                 store = recovered;
-                scheduler = restarted;
+                driver.replaceEngine(restarted);
                 down = false;
                 lastSnapshot = store.snapshot();
                 List<RequestSpec> resubmit = new ArrayList<>(unfinished);
                 resubmit.addAll(arrivedWhileDown);
                 arrivedWhileDown.clear();
                 for (RequestSpec spec : resubmit) {
-                    scheduler.submit(new RequestSpec(spec.requestId(), then, spec.promptTokens(), spec.outputTokens(),
+                    restarted.submit(new RequestSpec(spec.requestId(), then, spec.promptTokens(), spec.outputTokens(),
                             spec.chain()), then);
                 }
                 pump(then);
@@ -296,16 +270,18 @@ public final class SimRuntime {
      * and cost no device time, and L2 is never read.
      */
     public void setL2Free(boolean free) {
-        this.l2Free = free;
+        storage.setL2Free(free);
     }
 
     /**
      * Hybrid mode: every completed operation is also carried out on real bytes (a real storage
-     * port, a real pinned arena, verified payloads). The simulator still decides when and in which
-     * order operations complete; the symbolic ledger keeps running beside the real bytes.
+     * port, a real pinned arena, verified payloads): the driver's ports become the simulated ones
+     * decorated by {@link RealBytes}. The simulator still decides when and in which order operations
+     * complete; the symbolic ledger keeps running beside the real bytes. Call before the run starts.
      */
     public void setRealBytes(RealBytes bytes) {
         this.realBytes = bytes;
+        driver.replacePorts(bytes.storagePort(storage), bytes.copyPort(copies), bytes.computePort(gpu));
     }
 
     public RealBytes realBytes() {
@@ -333,12 +309,18 @@ public final class SimRuntime {
 
     private void check() {
         if (checkInvariants) {
-            scheduler.checkInvariants();
+            driver.engine().checkInvariants();
         }
     }
 
+    /** The run's counters now: virtual time, the simulated submitter's submissions, the payload ledger's checks. */
+    public CounterSnapshot counterSnapshot() {
+        return CounterSnapshot.of(driver.engine(), simulator.nowNs(), submitter.submissions(), ledger.loadMatches(),
+                ledger.loadMismatches(), ledger.stagingMismatches());
+    }
+
     public Simulator simulator() { return simulator; }
-    public EngineScheduler scheduler() { return scheduler; }
+    public ServingEngine scheduler() { return driver.engine(); }
     public TieredStore store() { return store; }
     public PayloadLedger ledger() { return ledger; }
     public NvmeModel nvme() { return nvme; }
@@ -346,5 +328,6 @@ public final class SimRuntime {
     public CopyEngine deviceToHost() { return deviceToHost; }
     public GpuModel gpu() { return gpu; }
     public HostSubmitter submitter() { return submitter; }
+    public SimStoragePort storage() { return storage; }
     public long requestsSubmitted() { return requestsSubmitted; }
 }

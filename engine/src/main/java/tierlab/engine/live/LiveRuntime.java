@@ -2,34 +2,38 @@ package tierlab.engine.live;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import tierlab.engine.PinnedArena;
+import tierlab.model.drive.Driver;
+import tierlab.model.io.CompletionTimeline;
+import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.OpSink;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.TieredStore;
 
 /**
- * Drives the unchanged model with the wall clock: requests arrive at their (relative) times, L2
- * operations go to a real storage port (the io_uring engine) and their completions come back from
- * the ring threads as events, GPU copies are real memcpys into device-side buffers, and compute
- * steps are timed delays (there is no GPU here). Every load is verified against its payload.
+ * Drives the unchanged model with the wall clock, through the same {@link Driver} as the
+ * simulator: requests arrive at their (relative) times, L2 operations go to a real storage port
+ * (the io_uring engine) and their completions come back from the ring threads as events, GPU
+ * copies are real memcpys into device-side buffers, and compute steps are timed delays (there is
+ * no GPU here; see {@link LiveDevicePorts}). Every load is verified against its payload.
  *
  * <h2>Threads</h2>
  * The model runs on the thread that calls {@link #run}, and only there. Ring threads never touch
  * the model: they put completions on a queue that this thread drains. Waiting is a timed poll of
  * that queue until the next arrival or compute step is due, so the loop never spins.
  */
-public final class LiveRuntime implements AutoCloseable {
+public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
     /** What a live run did. Times are nanoseconds from the start of the run. */
     public record Report(long wallNs, List<RequestOutcome> finished, long loadMatches, long loadMismatches,
@@ -42,31 +46,32 @@ public final class LiveRuntime implements AutoCloseable {
 
     private record Completed(IoOp op, IoCompletion completion) {}
 
-    private record Due(long atNs, long sequence, IoOp op) {}
+    private record Due(long atNs, long sequence, IoOp op, OpSink sink) {}
 
-    private final EngineScheduler scheduler;
+    private final ServingEngine scheduler;
     private final TieredStore store;
     private final StoragePort storage;
     private final DeviceMemory device;
-    private final ComputeTiming computeTiming;
+    private final LiveDevicePorts devicePorts;
+    private final Driver driver;
     private final long stallTimeoutNs;
+    /** The wall-clock time (from the start of the run) of the loop iteration in progress. */
+    private long loopNowNs;
     private final LinkedBlockingQueue<Completed> completions = new LinkedBlockingQueue<>();
     private final PriorityQueue<Due> due = new PriorityQueue<>(Comparator.comparingLong(Due::atNs).thenComparingLong(Due::sequence));
     private long dueSequence;
     private int storageInFlight;
     private long l2Failures;
-    private long computeSteps;
 
     /**
      * @param stallTimeoutNs how long the run may see no progress at all (nothing completes, nothing is due)
      *                       before it reports the stuck state instead of waiting forever
      */
-    public LiveRuntime(EngineScheduler scheduler, StoragePort storage, PinnedArena l1, ComputeTiming computeTiming,
+    public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, ComputeTiming computeTiming,
                        long stallTimeoutNs) {
         this.scheduler = scheduler;
         this.store = scheduler.store();
         this.storage = storage;
-        this.computeTiming = computeTiming;
         this.stallTimeoutNs = stallTimeoutNs;
         var geometry = store.settings().geometry();
         if (l1.sizeBytes() < store.settings().l1CapacityBytes()) {
@@ -74,6 +79,39 @@ public final class LiveRuntime implements AutoCloseable {
                     + store.settings().l1CapacityBytes() + " B)");
         }
         this.device = new DeviceMemory(l1, geometry.laneBytes(), geometry.tp());
+        this.devicePorts = new LiveDevicePorts(device, computeTiming, this);
+        OpSink completed = (op, completion) -> driver().deliver(op, completion, loopNowNs);
+        this.driver = new Driver(scheduler, new ThreadHandoffPort(), devicePorts, devicePorts, completed, (op, completion) -> {
+            if (op instanceof IoOp.L2Op && !completion.succeeded()) {
+                l2Failures++;
+            }
+        });
+    }
+
+    private Driver driver() {
+        return driver;
+    }
+
+    /**
+     * The real storage port, with its completions (reported on the ring threads) handed back to this
+     * thread through a queue; counts what is in flight.
+     */
+    private final class ThreadHandoffPort implements StoragePort {
+        @Override
+        public void submit(List<? extends IoOp.L2Op> ops, CompletionSink sink) {
+            storageInFlight += ops.size();
+            storage.submit(ops, (op, completion) -> completions.add(new Completed(op, completion)));
+        }
+
+        @Override
+        public String name() {
+            return storage.name();
+        }
+
+        /** The real port is the caller's to close. */
+        @Override
+        public void close() {
+        }
     }
 
     /** Serves the requests (arrival times relative to the start) until every one has finished. */
@@ -85,23 +123,26 @@ public final class LiveRuntime implements AutoCloseable {
         long lastProgressNs = 0;
         while (true) {
             long now = System.nanoTime() - startNs;
+            loopNowNs = now;
             boolean progress = false;
             while (next < arrivals.size() && arrivals.get(next).arrivalNs() <= now) {
                 scheduler.submit(arrivals.get(next++), now);
                 progress = true;
             }
             while (!due.isEmpty() && due.peek().atNs() <= now) {
-                complete(due.poll().op(), now);
+                Due done = due.poll();
+                // A memcpy or a compute step is done.
+                done.sink().completed(done.op(), IoCompletion.ok(done.op().ticket()));
                 progress = true;
             }
             Completed completed;
             while ((completed = completions.poll()) != null) {
                 storageInFlight--;
-                onStorageCompletion(completed, now);
+                driver.deliver(completed.op(), completed.completion(), now);
                 progress = true;
             }
             scheduler.tick(now);
-            progress |= dispatch(scheduler.drainOps(), now);
+            progress |= driver.dispatch(scheduler.drainOps());
             if (progress) {
                 lastProgressNs = now;
             }
@@ -119,7 +160,7 @@ public final class LiveRuntime implements AutoCloseable {
         return new Report(wallNs, scheduler.finished(), device.loadMatches(), device.loadMismatches(),
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                device.copiedBytes(), computeSteps, device.mismatchExamples());
+                device.copiedBytes(), devicePorts.computeSteps(), device.mismatchExamples());
     }
 
     private void waitForNextEvent(long now, long nextArrivalNs, long startNs) {
@@ -132,7 +173,8 @@ public final class LiveRuntime implements AutoCloseable {
             Completed completed = completions.poll(Math.min(waitNs, 10_000_000L), TimeUnit.NANOSECONDS);
             if (completed != null) {
                 storageInFlight--;
-                onStorageCompletion(completed, System.nanoTime() - startNs);
+                loopNowNs = System.nanoTime() - startNs;
+                driver.deliver(completed.op(), completed.completion(), loopNowNs);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -140,60 +182,15 @@ public final class LiveRuntime implements AutoCloseable {
         }
     }
 
-    private void onStorageCompletion(Completed completed, long now) {
-        if (!completed.completion().succeeded()) {
-            l2Failures++;
-        }
-        scheduler.onCompletion(completed.completion(), now);
+    @Override
+    public long nowNs() {
+        return loopNowNs;
     }
 
-    /** Hands the model's operations to the devices; returns whether there were any. */
-    private boolean dispatch(List<IoOp> ops, long now) {
-        if (ops.isEmpty()) {
-            return false;
-        }
-        Map<Long, List<IoOp.L2Op>> readBatches = new LinkedHashMap<>();
-        List<IoOp.L2Op> writes = new ArrayList<>();
-        for (IoOp op : ops) {
-            switch (op) {
-                case IoOp.L2Read read -> readBatches.computeIfAbsent(read.batchId(), b -> new ArrayList<>()).add(read);
-                case IoOp.L2Write write -> writes.add(write);
-                case IoOp.CopyFromGpu copy -> {
-                    device.stage(copy);
-                    schedule(now, op);
-                }
-                case IoOp.CopyToGpu copy -> {
-                    device.load(copy);
-                    schedule(now, op);
-                }
-                case IoOp.Compute compute -> {
-                    computeSteps++;
-                    device.computed(compute);
-                    schedule(now + computeTiming.stepNs(compute), op);
-                }
-            }
-        }
-        for (List<IoOp.L2Op> batch : readBatches.values()) {
-            submit(batch);
-        }
-        if (!writes.isEmpty()) {
-            submit(writes);
-        }
-        return true;
-    }
-
-    private void submit(List<IoOp.L2Op> batch) {
-        storageInFlight += batch.size();
-        storage.submit(batch, (op, completion) -> completions.add(new Completed(op, completion)));
-    }
-
-    private void schedule(long atNs, IoOp op) {
-        due.add(new Due(atNs, dueSequence++, op));
-    }
-
-    /** A memcpy or a compute step is done. */
-    private void complete(IoOp op, long now) {
-        scheduler.onCompletion(IoCompletion.ok(op.ticket()), now);
+    /** A memcpy (done now) or a compute step (done after its delay) completes when the loop reaches its time. */
+    @Override
+    public void completeAt(IoOp op, long atNs, OpSink sink) {
+        due.add(new Due(atNs, dueSequence++, op, sink));
     }
 
     @Override

@@ -13,10 +13,12 @@ import tierlab.engine.PinnedArena;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
+import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -53,7 +55,7 @@ class LiveRuntimeTest {
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), true);
              StoragePort port = open(dir.resolve("l2.bin"), arena, settings.l2CapacityBytes())) {
             DecisionTrace trace = new DecisionTrace();
-            EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(4_096).withConcurrency(8),
+            ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(8),
                     new TieredStore(settings, trace), trace);
             try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena,
                     new ComputeTiming(50_000, 200, 0.01, 20_000), 30_000_000_000L)) {

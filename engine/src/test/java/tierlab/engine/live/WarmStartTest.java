@@ -15,10 +15,12 @@ import tierlab.engine.persist.IndexFile;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
+import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.trace.DecisionTrace;
@@ -47,7 +49,7 @@ class WarmStartTest {
     LiveRuntime.Report serve(StoreSettings settings, Path l2, WarmStart.Opened opened, List<RequestSpec> requests) throws Exception {
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
              StoragePort port = LiveRuntimeTest.open(l2, arena, settings.l2CapacityBytes())) {
-            EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(1_024).withConcurrency(4),
+            ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(1_024).withConcurrency(4),
                     opened.store(), opened.store().trace());
             try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(20_000, 100, 0, 10_000),
                     30_000_000_000L)) {

@@ -12,17 +12,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import tierlab.engine.BlockingStorage;
-import tierlab.engine.FileChannelBackend;
-import tierlab.engine.IoUringBackend;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
-import tierlab.engine.live.ComputeTiming;
 import tierlab.engine.live.LiveRuntime;
+import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
-import tierlab.model.store.StoreCounter;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -104,7 +102,7 @@ public final class RunExecutor {
         }
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(storeSettings, trace);
-        EngineScheduler scheduler = new EngineScheduler(config.scheduler(), store, trace);
+        ServingEngine scheduler = ServingEngines.create(config.scheduler(), store, trace);
         return switch (config.mode()) {
             case "sim" -> simulate(point, passes, scheduler, trace, null, startNs);
             case "hybrid" -> hybrid(point, passes, scheduler, trace, startNs);
@@ -113,7 +111,7 @@ public final class RunExecutor {
         };
     }
 
-    private RunResult hybrid(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace, long startNs) {
+    private RunResult hybrid(RunPoint point, Passes passes, ServingEngine scheduler, DecisionTrace trace, long startNs) {
         StoreSettings settings = scheduler.store().settings();
         Path l2 = l2File(point);
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
@@ -128,7 +126,75 @@ public final class RunExecutor {
         }
     }
 
-    private RunResult simulate(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace,
+    /**
+     * One mode's way of running a pass; the pass loop ({@link PassLoop}) is the same in every mode.
+     * Sim and hybrid passes run on the virtual clock, live passes on the wall clock.
+     */
+    private interface PassRunner {
+        /** The pass's requests, re-timed for this mode (pass {@code index} of the run). */
+        List<RequestSpec> timed(int index, List<RequestSpec> requests);
+
+        CounterSnapshot snapshot();
+
+        /** Serves {@code requests} until the run is quiet again. */
+        void run(List<RequestSpec> requests);
+    }
+
+    /** The pass loop of every mode: its metrics, TTFTs and submissions survive a pass that throws. */
+    private static final class PassLoop {
+        final List<PassMetrics> metrics = new ArrayList<>();
+        final Map<String, long[]> ttft = new LinkedHashMap<>();
+        long submitted;
+
+        /** Runs every pass; returns a failure (a pass whose requests did not all finish) or null. */
+        String run(Passes passes, PassRunner runner, ServingEngine engine) {
+            for (int index = 0; index < passes.names().size(); index++) {
+                String name = passes.names().get(index);
+                List<RequestSpec> requests = runner.timed(index, passes.requests().get(index));
+                CounterSnapshot start = runner.snapshot();
+                // Counted before serving: a pass that throws still submitted its requests (they are unfinished).
+                submitted += requests.size();
+                runner.run(requests);
+                CounterSnapshot end = runner.snapshot();
+                Set<Long> ids = ids(requests);
+                List<RequestOutcome> outcomes = engine.finished().stream().filter(o -> ids.contains(o.requestId())).toList();
+                metrics.add(PassMetrics.of(name, outcomes, start, end));
+                ttft.put(name, outcomes.stream().mapToLong(RequestOutcome::ttftNs).toArray());
+                if (outcomes.size() < requests.size()) {
+                    return "stalled: " + (requests.size() - outcomes.size()) + " of " + requests.size()
+                            + " requests of the " + name + " pass never finished";
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Sim and hybrid passes: later passes start {@code warmGapNs} after the previous one ended, in virtual time. */
+    private static PassRunner simPasses(SimRuntime runtime, Passes passes) {
+        return new PassRunner() {
+            @Override
+            public List<RequestSpec> timed(int index, List<RequestSpec> requests) {
+                return index == 0 ? requests : shifted(requests, runtime.simulator().nowNs() + passes.warmGapNs());
+            }
+
+            @Override
+            public CounterSnapshot snapshot() {
+                return runtime.counterSnapshot();
+            }
+
+            @Override
+            public void run(List<RequestSpec> requests) {
+                if (passes.clientConcurrency() > 0) {
+                    runtime.submitClosedLoop(requests, passes.clientConcurrency(), requests.getFirst().arrivalNs());
+                } else {
+                    requests.forEach(runtime::submit);
+                }
+                runtime.run();
+            }
+        };
+    }
+
+    private RunResult simulate(RunPoint point, Passes passes, ServingEngine scheduler, DecisionTrace trace,
                                RealBytes bytes, long startNs) {
         RunConfig config = point.config();
         SeedTree seeds = new SeedTree(config.seed());
@@ -142,36 +208,11 @@ public final class RunExecutor {
             runtime.setRealBytes(bytes);
         }
         runtime.setL2Free(config.baseline().equals(RunConfig.HOST_MEMORY));
-        List<PassMetrics> metrics = new ArrayList<>();
-        Map<String, long[]> ttft = new LinkedHashMap<>();
-        String failure = null;
+        PassLoop loop = new PassLoop();
+        String failure;
         List<String> examples = new ArrayList<>();
-        long submitted = 0;
         try {
-            for (int index = 0; index < passes.names().size(); index++) {
-                List<RequestSpec> requests = passes.requests().get(index);
-                if (index > 0) {
-                    requests = shifted(requests, runtime.simulator().nowNs() + passes.warmGapNs());
-                }
-                CounterSnapshot start = CounterSnapshot.take(runtime);
-                if (passes.clientConcurrency() > 0) {
-                    runtime.submitClosedLoop(requests, passes.clientConcurrency(), requests.getFirst().arrivalNs());
-                } else {
-                    requests.forEach(runtime::submit);
-                }
-                submitted += requests.size();
-                runtime.run();
-                CounterSnapshot end = CounterSnapshot.take(runtime);
-                Set<Long> ids = ids(requests);
-                List<RequestOutcome> outcomes = scheduler.finished().stream().filter(o -> ids.contains(o.requestId())).toList();
-                metrics.add(PassMetrics.of(passes.names().get(index), outcomes, start, end));
-                ttft.put(passes.names().get(index), outcomes.stream().mapToLong(RequestOutcome::ttftNs).toArray());
-                if (outcomes.size() < requests.size()) {
-                    failure = "stalled: " + (requests.size() - outcomes.size()) + " of " + requests.size()
-                            + " requests of the " + passes.names().get(index) + " pass never finished";
-                    break;
-                }
-            }
+            failure = loop.run(passes, simPasses(runtime, passes), scheduler);
             if (failure == null) {
                 scheduler.store().checkInvariants();
             }
@@ -192,7 +233,7 @@ public final class RunExecutor {
         long wrongL2 = failure == null ? store.l2Disagreements(runtime.ledger()) : 0;
         Map<String, Double> run = new LinkedHashMap<>();
         run.put("run.failed", failure == null ? 0.0 : 1.0);
-        run.put("run.unfinished", (double) (submitted - scheduler.finished().size()));
+        run.put("run.unfinished", (double) (loop.submitted - scheduler.finished().size()));
         run.put("run.leftovers", (double) leftovers.size());
         run.put("run.mismatches", (double) runtime.ledger().mismatches());
         run.put("run.l2Disagreements", (double) wrongL2);
@@ -200,44 +241,70 @@ public final class RunExecutor {
         run.put("run.realMismatches", bytes == null ? 0.0 : bytes.mismatches());
         run.put("run.simulatedS", runtime.simulator().nowNs() / 1e9);
         run.put("run.events", (double) runtime.simulator().eventsFired());
-        return new RunResult(point, metrics, run, List.copyOf(runtime.samples()), ttft, hex(trace.hash()),
+        return new RunResult(point, loop.metrics, run, List.copyOf(runtime.samples()), loop.ttft, hex(trace.hash()),
                 trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs);
     }
 
-    private RunResult live(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace, long startNs) {
+    /**
+     * Live passes: each starts when the previous one ended, on the wall clock; their times and the
+     * real payload checks add up across passes.
+     */
+    private static final class LivePasses implements PassRunner {
+        private final ServingEngine engine;
+        private LiveRuntime runtime;
+        private StoragePort port;
+        long offsetNs;
+        long realMatches;
+        long realMismatches;
+        final List<String> examples = new ArrayList<>();
+
+        LivePasses(ServingEngine engine) {
+            this.engine = engine;
+        }
+
+        void attach(LiveRuntime liveRuntime, StoragePort storagePort) {
+            this.runtime = liveRuntime;
+            this.port = storagePort;
+        }
+
+        @Override
+        public List<RequestSpec> timed(int index, List<RequestSpec> requests) {
+            return shifted(requests, 0);
+        }
+
+        @Override
+        public CounterSnapshot snapshot() {
+            return CounterSnapshot.of(engine, offsetNs, StoragePorts.submissions(port), realMatches, realMismatches, 0);
+        }
+
+        @Override
+        public void run(List<RequestSpec> requests) {
+            LiveRuntime.Report report = runtime.run(requests);
+            realMatches += report.loadMatches();
+            realMismatches += report.mismatches();
+            examples.addAll(report.mismatchExamples().stream().limit(3).toList());
+            offsetNs += report.wallNs();
+        }
+    }
+
+    private RunResult live(RunPoint point, Passes passes, ServingEngine scheduler, DecisionTrace trace, long startNs) {
         RunConfig config = point.config();
         StoreSettings settings = scheduler.store().settings();
         Path l2 = l2File(point);
         var gpu = config.device().gpu();
         ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
                 gpu.decodeNsPerSequence());
-        List<PassMetrics> metrics = new ArrayList<>();
-        Map<String, long[]> ttft = new LinkedHashMap<>();
+        PassLoop loop = new PassLoop();
+        LivePasses live = new LivePasses(scheduler);
         String failure = null;
-        long realMatches = 0;
-        long realMismatches = 0;
-        long submitted = 0;
-        List<String> examples = new ArrayList<>();
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
              StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
              LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
-            long offsetNs = 0;
-            for (int index = 0; index < passes.names().size(); index++) {
-                List<RequestSpec> requests = shifted(passes.requests().get(index), 0);
-                CounterSnapshot start = liveSnapshot(scheduler, port, offsetNs, realMatches, realMismatches);
-                LiveRuntime.Report report = runtime.run(requests);
-                submitted += requests.size();
-                realMatches += report.loadMatches();
-                realMismatches += report.mismatches();
-                examples.addAll(report.mismatchExamples().stream().limit(3).toList());
-                offsetNs += report.wallNs();
-                CounterSnapshot end = liveSnapshot(scheduler, port, offsetNs, realMatches, realMismatches);
-                Set<Long> ids = ids(requests);
-                List<RequestOutcome> outcomes = report.finished().stream().filter(o -> ids.contains(o.requestId())).toList();
-                metrics.add(PassMetrics.of(passes.names().get(index), outcomes, start, end));
-                ttft.put(passes.names().get(index), outcomes.stream().mapToLong(RequestOutcome::ttftNs).toArray());
+            live.attach(runtime, port);
+            failure = loop.run(passes, live, scheduler);
+            if (failure == null) {
+                scheduler.store().checkInvariants();
             }
-            scheduler.store().checkInvariants();
         } catch (IOException e) {
             failure = "cannot open the L2 file " + l2 + ": " + e.getMessage();
         } catch (RuntimeException e) {
@@ -247,32 +314,17 @@ public final class RunExecutor {
         }
         Map<String, Double> run = new LinkedHashMap<>();
         run.put("run.failed", failure == null ? 0.0 : 1.0);
-        run.put("run.unfinished", (double) (submitted - scheduler.finished().size()));
+        run.put("run.unfinished", (double) (loop.submitted - scheduler.finished().size()));
         run.put("run.leftovers", failure == null ? (double) scheduler.store().leftovers().size() : 0.0);
-        run.put("run.mismatches", (double) realMismatches);
+        run.put("run.mismatches", (double) live.realMismatches);
         // Live runs have no payload ledger and no virtual clock: these are not measured, not zero.
         run.put("run.l2Disagreements", Double.NaN);
-        run.put("run.realMatches", (double) realMatches);
-        run.put("run.realMismatches", (double) realMismatches);
+        run.put("run.realMatches", (double) live.realMatches);
+        run.put("run.realMismatches", (double) live.realMismatches);
         run.put("run.simulatedS", Double.NaN);
         run.put("run.events", Double.NaN);
-        return new RunResult(point, metrics, run, List.of(), ttft, hex(trace.hash()), trace.eventCount(), failure,
-                List.copyOf(examples), System.nanoTime() - startNs);
-    }
-
-    private static CounterSnapshot liveSnapshot(EngineScheduler scheduler, StoragePort port, long atNs, long matches,
-                                                long mismatches) {
-        long[] counters = new long[StoreCounter.values().length];
-        for (StoreCounter counter : StoreCounter.values()) {
-            counters[counter.ordinal()] = scheduler.store().counter(counter);
-        }
-        long enters = switch (port) {
-            case IoUringBackend uring -> uring.counters().submitEnterCalls();
-            case FileChannelBackend channel -> channel.counters().batches();
-            default -> 0;
-        };
-        return new CounterSnapshot(atNs, counters, enters, scheduler.prefetchCalls(), scheduler.deferrals(), matches,
-                mismatches, 0, scheduler.computedPromptTokens());
+        return new RunResult(point, loop.metrics, run, List.of(), loop.ttft, hex(trace.hash()), trace.eventCount(), failure,
+                List.copyOf(live.examples), System.nanoTime() - startNs);
     }
 
     private Path l2File(RunPoint point) {

@@ -12,9 +12,19 @@ import tierlab.model.Settings;
  * @param allL1Bypass          L1 hits are admitted at once and never count against the prefetch bound [true]
  * @param offload              use the tiered store at all; false is the no-offload baseline (every token recomputed,
  *                             nothing saved)
+ * @param engine               which serving engine runs these knobs, by its registry name [vllm]; a crash
+ *                             restart creates the same kind
  */
 public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                                boolean allL1Bypass, boolean offload) {
+                                boolean allL1Bypass, boolean offload, String engine) {
+
+    /** The registry name of the default, vLLM-like engine. */
+    public static final String DEFAULT_ENGINE = "vllm";
+
+    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
+                             boolean allL1Bypass, boolean offload) {
+        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, DEFAULT_ENGINE);
+    }
 
     public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
                              boolean allL1Bypass) {
@@ -26,6 +36,9 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
         Settings.positive("maxBatchedTokens", maxBatchedTokens);
         Settings.positive("gpuKvBlocks", gpuKvBlocks);
         Settings.nonNegative("prefetchMaxRequests", prefetchMaxRequests);
+        if (engine == null || engine.isBlank()) {
+            throw new IllegalArgumentException("engine must name a serving engine, was " + (engine == null ? "null" : "blank"));
+        }
     }
 
     /** vLLM-like defaults: 256 sequences, 8192 tokens per step, prefetch bound 2 with the L1 bypass. */
@@ -34,16 +47,21 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
     }
 
     public SchedulerSettings withConcurrency(int newMaxNumSeqs) {
-        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload);
+        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine);
     }
 
     public SchedulerSettings withPrefetch(int newPrefetchMaxRequests, boolean newAllL1Bypass) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine);
     }
 
     /** The no-offload baseline: the engine alone, recomputing every prompt. */
     public SchedulerSettings withoutOffload() {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine);
+    }
+
+    /** The same knobs run by another serving engine (a registry name). */
+    public SchedulerSettings withEngine(String newEngine) {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, newEngine);
     }
 
     public boolean prefetchEnabled() {

@@ -1,22 +1,35 @@
 package tierlab.sim.device;
 
-import tierlab.engine.live.ComputeTiming;
+import tierlab.model.io.CompletionTimeline;
+import tierlab.model.io.ComputePort;
+import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.OpSink;
 
 /**
- * Engine-step durations from a {@link GpuProfile}; steps run one at a time. The step formula is the
- * live runtime's {@link ComputeTiming}, so a profile means the same in sim and live mode.
+ * The simulator's compute port: engine-step durations from a {@link GpuProfile}, steps one at a
+ * time, completions on the virtual clock. The step formula is {@link ComputeTiming}, the live
+ * runtime's too, so a profile means the same in sim and live mode.
  */
-public final class GpuModel {
+public final class GpuModel implements ComputePort {
     private final ComputeTiming timing;
+    private final CompletionTimeline timeline;
     private long steps;
     private long busyNs;
 
-    public GpuModel(GpuProfile profile) {
+    public GpuModel(GpuProfile profile, CompletionTimeline timeline) {
         this.timing = new ComputeTiming(profile.stepOverheadNs(), profile.prefillNsPerToken(),
                 profile.attentionNsPerTokenPair(), profile.decodeNsPerSequence());
+        this.timeline = timeline;
     }
 
+    @Override
+    public void step(IoOp.Compute step, OpSink sink) {
+        long nowNs = timeline.nowNs();
+        timeline.completeAt(step, nowNs + stepNs(step), sink);
+    }
+
+    /** How long {@code compute} takes (counted as a step of this GPU). */
     public long stepNs(IoOp.Compute compute) {
         long duration = timing.stepNs(compute);
         steps++;

@@ -5,18 +5,25 @@ import java.util.List;
 import tierlab.engine.BlockingStorage;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.live.DeviceMemory;
+import tierlab.model.io.ComputePort;
+import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.OpSink;
+import tierlab.model.io.StoragePort;
 
 /**
- * Hybrid mode's data path: every operation the simulator completes is carried out on real bytes
- * at that virtual instant. L2 reads and writes go through a real storage port (the io_uring
- * engine, or the FileChannel fallback) between a real pinned arena and a real file; GPU copies and
- * compute steps go to the live runtime's {@link DeviceMemory}, which verifies every load and
- * staging copy byte for byte against the payload its request expects.
+ * Hybrid mode's data path, as decorators of the simulator's device ports: the simulated device
+ * still decides when (and in which order) each operation completes, and at that virtual instant the
+ * operation is carried out on real bytes. L2 reads and writes go through a real storage port (the
+ * io_uring engine, or the FileChannel fallback) between a real pinned arena and a real file; GPU
+ * copies and compute steps go to the live runtime's {@link DeviceMemory}, which verifies every load
+ * and staging copy byte for byte against the payload its request expects.
  *
- * <p>Because the simulator picks when (and in which order) operations complete, adversarial
- * completion orders meet real bytes: a stale or torn read is a counted mismatch here.
+ * <p>Adversarial completion orders thus meet real bytes: a stale or torn read is a counted mismatch
+ * here. A completion the simulator already failed (an injected fault) does no real I/O; a real
+ * read or write can fail even when the simulator did not inject a fault, and then the completion
+ * carries the real errno.
  */
 public final class RealBytes implements AutoCloseable {
     private final BlockingStorage storage;
@@ -29,30 +36,71 @@ public final class RealBytes implements AutoCloseable {
         this.device = new DeviceMemory(l1, laneBytes, tp);
     }
 
-    /**
-     * Carries out a completed operation. Returns whether it succeeded: a real read or write can
-     * fail even when the simulator did not inject a fault.
-     */
-    public boolean apply(IoOp op, boolean succeeded) {
-        if (!succeeded) {
-            return false;
-        }
-        switch (op) {
-            case IoOp.L2Op l2 -> {
-                IoCompletion completion = storage.execute(l2);
-                if (!completion.succeeded()) {
-                    storageFailures++;
-                    if (failures.size() < 20) {
-                        failures.add("L2 " + op + " failed: " + completion.errorName());
-                    }
-                    return false;
-                }
+    /** The simulated storage port {@code timing}, with each completed operation run on the real port first. */
+    public StoragePort storagePort(StoragePort timing) {
+        return new StoragePort() {
+            @Override
+            public void submit(List<? extends IoOp.L2Op> ops, CompletionSink sink) {
+                timing.submit(ops, (op, simulated) -> sink.completed(op, simulated.succeeded() ? execute(op) : simulated));
             }
-            case IoOp.CopyFromGpu copy -> device.stage(copy);
-            case IoOp.CopyToGpu copy -> device.load(copy);
-            case IoOp.Compute compute -> device.computed(compute);
+
+            @Override
+            public String name() {
+                return timing.name() + "+" + storage.port().name();
+            }
+
+            /** The real port is its opener's to close. */
+            @Override
+            public void close() {
+                timing.close();
+            }
+        };
+    }
+
+    /** The simulated copy port {@code timing}, with each completed copy done on real memory first. */
+    public CopyPort copyPort(CopyPort timing) {
+        return new CopyPort() {
+            @Override
+            public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
+                timing.toGpu(copy, (op, simulated) -> {
+                    if (simulated.succeeded()) {
+                        device.load(copy);
+                    }
+                    sink.completed(op, simulated);
+                });
+            }
+
+            @Override
+            public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
+                timing.fromGpu(copy, (op, simulated) -> {
+                    if (simulated.succeeded()) {
+                        device.stage(copy);
+                    }
+                    sink.completed(op, simulated);
+                });
+            }
+        };
+    }
+
+    /** The simulated compute port {@code timing}, with each completed step's block writes recorded first. */
+    public ComputePort computePort(ComputePort timing) {
+        return (step, sink) -> timing.step(step, (op, simulated) -> {
+            if (simulated.succeeded()) {
+                device.computed(step);
+            }
+            sink.completed(op, simulated);
+        });
+    }
+
+    private IoCompletion execute(IoOp.L2Op op) {
+        IoCompletion completion = storage.execute(op);
+        if (!completion.succeeded()) {
+            storageFailures++;
+            if (failures.size() < 20) {
+                failures.add("L2 " + op + " failed: " + completion.errorName());
+            }
         }
-        return true;
+        return completion;
     }
 
     /** A process crash: GPU memory is gone. */

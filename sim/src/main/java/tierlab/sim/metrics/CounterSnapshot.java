@@ -1,21 +1,26 @@
 package tierlab.sim.metrics;
 
+import tierlab.model.serving.ServingEngine;
 import tierlab.model.store.StoreCounter;
-import tierlab.sim.SimRuntime;
 
 /** Every cumulative counter of a run at one instant, so a pass's figures are differences of two snapshots. */
 public record CounterSnapshot(long atNs, long[] storeCounters, long submissions, long prefetchCalls, long deferrals,
                               long loadMatches, long loadMismatches, long stagingMismatches, long computedPromptTokens) {
 
-    public static CounterSnapshot take(SimRuntime runtime) {
+    /**
+     * The counters of a run in any mode: the engine's and its store's, plus what the runtime measured
+     * beside them (the clock, storage submissions, payload checks).
+     *
+     * @param submissions storage submissions so far (io_uring_enter calls, or the simulated submitter's)
+     */
+    public static CounterSnapshot of(ServingEngine engine, long atNs, long submissions, long loadMatches,
+                                     long loadMismatches, long stagingMismatches) {
         long[] counters = new long[StoreCounter.values().length];
         for (StoreCounter counter : StoreCounter.values()) {
-            counters[counter.ordinal()] = runtime.store().counter(counter);
+            counters[counter.ordinal()] = engine.store().counter(counter);
         }
-        return new CounterSnapshot(runtime.simulator().nowNs(), counters, runtime.submitter().submissions(),
-                runtime.scheduler().prefetchCalls(), runtime.scheduler().deferrals(), runtime.ledger().loadMatches(),
-                runtime.ledger().loadMismatches(), runtime.ledger().stagingMismatches(),
-                runtime.scheduler().computedPromptTokens());
+        return new CounterSnapshot(atNs, counters, submissions, engine.prefetchCalls(), engine.deferrals(), loadMatches,
+                loadMismatches, stagingMismatches, engine.computedPromptTokens());
     }
 
     public long store(StoreCounter counter) {

@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Locale;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -52,7 +53,7 @@ public final class MooncakeReplaySpeed {
         for (int i = 0; i < warmups + runs; i++) {
             DecisionTrace trace = new DecisionTrace();
             TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
-            EngineScheduler scheduler = new EngineScheduler(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
+            ServingEngine scheduler = ServingEngines.create(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
             SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
             requests.forEach(runtime::submit);
             java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();

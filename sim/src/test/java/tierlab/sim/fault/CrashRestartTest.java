@@ -7,13 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
@@ -25,8 +27,10 @@ import tierlab.sim.kernel.SeedTree;
 /** A process crash mid-run: L1 and GPU memory lost, the index recovered from its last snapshot and the journal. */
 class CrashRestartTest {
 
-    @Test
-    void aCrashLosesL1KeepsL2AndServesNothingStale() {
+    /** Every registered serving engine, through the same runtime: the restart creates the crashed engine's kind. */
+    @ParameterizedTest
+    @ValueSource(strings = {"vllm", "serial"})
+    void aCrashLosesL1KeepsL2AndServesNothingStale(String engine) {
         Geometry geometry = Geometry.qwen3_8b();
         long block = geometry.blockBytes();
         // A small L2 ring, so slots are re-allocated between the snapshot and the crash.
@@ -34,7 +38,7 @@ class CrashRestartTest {
         // wrap around onto A's oldest slots, then the process crashes.
         StoreSettings settings = StoreSettings.defaults(geometry, 80 * block, 160 * block);
         DecisionTrace trace = new DecisionTrace();
-        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(20_000).withConcurrency(4),
+        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(20_000).withConcurrency(4).withEngine(engine),
                 new TieredStore(settings, trace), trace);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(9));
         runtime.setCheckInvariants(true);
@@ -54,6 +58,8 @@ class CrashRestartTest {
         runtime.run();
 
         assertEquals(1, runtime.crashes());
+        assertEquals(engine, runtime.scheduler().kind(), "the restarted engine is the crashed one's kind");
+        assertTrue(runtime.scheduler() != scheduler, "a new engine process after the restart");
         Set<Long> served = new TreeSet<>();
         for (RequestOutcome outcome : runtime.finishedBeforeCrashes()) {
             served.add(outcome.requestId());

@@ -9,9 +9,10 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
@@ -32,7 +33,7 @@ class FaultCampaignTest {
         StoreSettings settings = StoreSettings.defaults(geometry, 100 * block, 2_000 * block);
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(settings, trace);
-        EngineScheduler scheduler = new EngineScheduler(
+        ServingEngine scheduler = ServingEngines.create(
                 SchedulerSettings.defaults(20_000).withConcurrency(6).withPrefetch(prefetch, true), store, trace);
         SeedTree seeds = new SeedTree(seed);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);

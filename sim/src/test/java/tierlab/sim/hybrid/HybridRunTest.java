@@ -18,9 +18,10 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -60,7 +61,7 @@ class HybridRunTest {
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
              StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes())) {
             DecisionTrace trace = new DecisionTrace();
-            EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(4_096).withConcurrency(4),
+            ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(4),
                     new TieredStore(settings, trace), trace);
             SeedTree seeds = new SeedTree(seed);
             SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);

@@ -7,9 +7,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -50,7 +50,7 @@ class AdmissionShortcutCrossCheckTest {
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
         requests.forEach(runtime::submit);
         runtime.run();
-        return new Replay(trace.hash(), runtime.scheduler().finished().size(), runtime.scheduler().parkedSkips(),
-                runtime.scheduler().runSkips());
+        return new Replay(trace.hash(), runtime.scheduler().finished().size(), scheduler.parkedSkips(),
+                scheduler.runSkips());
     }
 }

@@ -7,9 +7,10 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -49,14 +50,14 @@ class MooncakeReplayTest {
         StoreSettings settings = StoreSettings.defaults(geometry, 512L << 30, 4096L << 30);
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(settings, trace);
-        EngineScheduler scheduler = new EngineScheduler(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
+        ServingEngine scheduler = ServingEngines.create(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
         requests.forEach(runtime::submit);
-        CounterSnapshot start = CounterSnapshot.take(runtime);
+        CounterSnapshot start = runtime.counterSnapshot();
         long wallStart = System.nanoTime();
         runtime.run();
         long wallNs = System.nanoTime() - wallStart;
-        PassMetrics metrics = PassMetrics.of("mooncake", runtime.scheduler().finished(), start, CounterSnapshot.take(runtime));
+        PassMetrics metrics = PassMetrics.of("mooncake", runtime.scheduler().finished(), start, runtime.counterSnapshot());
         System.out.printf("mooncake x%.0f: %.0f requests, simulated %.1f s in %.2f s wall (%.0fx), %d events (%.2f M events/s),"
                         + " external hit ratio %.3f, L1 hit ratio %.3f, TTFT p50 %.0f ms p99 %.0f ms%n",
                 timeScale, metrics.value(PassMetric.REQUESTS), runtime.simulator().nowNs() / 1e9, wallNs / 1e9, runtime.simulator().nowNs() / (double) wallNs,

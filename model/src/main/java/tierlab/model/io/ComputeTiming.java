@@ -1,11 +1,11 @@
-package tierlab.engine.live;
+package tierlab.model.io;
 
-import tierlab.model.io.IoOp;
 
 /**
- * How long an engine step takes in live mode on a machine without a GPU: the same shape as the
- * simulator's GPU model (a fixed step cost, a per-token prefill cost, an attention cost per
- * (new token × cached token) pair, a per-sequence decode cost), turned into a real delay.
+ * How long an engine step takes: a fixed step cost, a per-token prefill cost, an attention cost per
+ * (new token × cached token) pair, a per-sequence decode cost. The simulator's GPU model and the
+ * live runtime's timed delay (on a machine without a GPU) both use this formula, so a GPU profile
+ * means the same in every mode; it lives in the model so both reach it without sim importing engine.
  */
 public record ComputeTiming(long stepOverheadNs, double prefillNsPerToken, double attentionNsPerTokenPair,
                             long decodeNsPerSequence) {

@@ -1,15 +1,16 @@
-package tierlab.model.sched;
+package tierlab.model.serving;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import tierlab.model.KnownBug;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.sched.RequestOutcome;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.LookupResult;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreEvent;
@@ -26,62 +27,27 @@ import tierlab.model.util.LongMap;
  * returns; nothing blocks. The engine step waits for its loads and its compute as state
  * ({@link StepPhase}), resumed by {@link #onCompletion}. Time is only ever a parameter.
  */
-public final class EngineScheduler {
+public final class EngineScheduler implements ServingEngine {
 
     /** Where the engine's current step is. */
     public enum StepPhase { IDLE, LOADING, COMPUTING }
 
-    enum Phase { WAITING, PREFETCHING, RUNNING, FINISHING, FINISHED }
-
-    static final class Request {
-        final RequestSpec spec;
-        Phase phase = Phase.WAITING;
-        long computedTokens;
-        long outputDone;
-        final List<Long> gpuBlocks = new ArrayList<>();
-        LookupResult hit;
-        boolean prefetched;
-        boolean needsLoad;
-        boolean loading;
-        boolean acquiring;
-        boolean saveQueued;
-        boolean saveStaged;
-        boolean parkedNow;
-        long admittedNs = -1;
-        long firstTokenNs = -1;
-        int deferrals;
-        int preemptions;
-        HitClass admittedClass = HitClass.MISS;
-        long admittedHitTokens;
-        /** Why this parked request was still a MIXED or L2 hit at the last pass (null: not known). */
-        TieredStore.MixedOrL2Witness parkedWitness;
-
-        Request(RequestSpec spec) {
-            this.spec = spec;
-        }
-
-        long fullBlocks(int blockTokens) {
-            return spec.promptTokens() / blockTokens;
-        }
-    }
-
     private final SchedulerSettings settings;
     private final TieredStore store;
     private final DecisionTrace trace;
+    private final ParkedHits parked;
     private final int blockTokens;
 
     /** Every request by id, in id order (iterated: crash recovery, invariants, the newest prefetch). */
-    private final TreeMap<Long, Request> requestsById = new TreeMap<>();
+    private final TreeMap<Long, EngineRequest> requestsById = new TreeMap<>();
     /**
      * The same requests for lookups by id, which every completion and every item of every step does;
      * never iterated, so its hash order decides nothing.
      */
-    private final LongMap<Request> requestIndex = new LongMap<>();
-    private final ArrayDeque<Request> waiting = new ArrayDeque<>();
-    private final List<Request> running = new ArrayList<>();
-    private final ArrayDeque<Long> freeGpuBlocks = new ArrayDeque<>();
-    /** GPU blocks of preempted requests that a staging copy still reads; freed on SaveStaged. */
-    private final Map<Long, List<Long>> gpuBlocksHeldForStaging = new HashMap<>();
+    private final LongMap<EngineRequest> requestIndex = new LongMap<>();
+    private final ArrayDeque<EngineRequest> waiting = new ArrayDeque<>();
+    private final List<EngineRequest> running = new ArrayList<>();
+    private final GpuBlockPool gpuBlocks;
     private final List<RequestOutcome> finished = new ArrayList<>();
     private final ArrayDeque<IoOp> ownOps = new ArrayDeque<>();
 
@@ -94,38 +60,23 @@ public final class EngineScheduler {
     private boolean admissionDirty = true;
     private long computeTicket = -1;
     private IoOp.Compute currentCompute;
-    private final List<Request> stepLoads = new ArrayList<>();
+    private final List<EngineRequest> stepLoads = new ArrayList<>();
     private int activePrefetches;
     private long stepIndex;
     private long prefetchCalls;
     private long deferralCount;
     private long preemptionCount;
     private long computedPromptTokens;
-    private boolean crossCheck;
     /** Bumped whenever a request is put back at the front of the waiting queue (appends leave the front alone). */
     private long waitingFrontEpoch;
-    /**
-     * What the last admission pass learnt about the front of the queue: its first {@code skipRunLength}
-     * requests were all parked requests whose witnesses held (so the pass skipped them, doing
-     * nothing), needing at most {@code skipRunMaxNeedBlocks} GPU blocks each; valid while the front,
-     * the watched residency gains and the L2 removals are what they were then (see admit).
-     */
-    private int skipRunLength;
-    private long parkedSkips;
-    private long runSkips;
-    private long skipRunMaxNeedBlocks;
-    private long skipRunFrontEpoch;
-    private long skipRunWatchedGains;
-    private long skipRunIndexRemovals;
 
     public EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
         this.settings = settings;
         this.store = store;
         this.trace = trace;
+        this.parked = new ParkedHits(store);
         this.blockTokens = store.settings().geometry().blockTokens();
-        for (long block = 0; block < settings.gpuKvBlocks(); block++) {
-            freeGpuBlocks.addLast(block);
-        }
+        this.gpuBlocks = new GpuBlockPool(settings.gpuKvBlocks());
     }
 
     /** A request arrives now. */
@@ -138,7 +89,7 @@ public final class EngineScheduler {
             throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded
                     + " GPU blocks but gpuKvBlocks is " + settings.gpuKvBlocks());
         }
-        Request request = new Request(spec);
+        EngineRequest request = new EngineRequest(spec);
         requestsById.put(spec.requestId(), request);
         requestIndex.put(spec.requestId(), request);
         waiting.addLast(request);
@@ -191,7 +142,7 @@ public final class EngineScheduler {
         for (int i = 0; i < events.size(); i++) {
             StoreEvent event = events.get(i);
             admissionDirty = true;
-            Request request = requestIndex.get(event.requestId());
+            EngineRequest request = requestIndex.get(event.requestId());
             switch (event) {
                 case StoreEvent.AcquireDone done -> onAcquireDone(request, done.succeeded(), nowNs);
                 case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
@@ -200,12 +151,12 @@ public final class EngineScheduler {
         }
     }
 
-    private void onAcquireDone(Request request, boolean succeeded, long nowNs) {
+    private void onAcquireDone(EngineRequest request, boolean succeeded, long nowNs) {
         if (request == null || !request.acquiring) {
             return;
         }
         request.acquiring = false;
-        if (request.phase == Phase.PREFETCHING) {
+        if (request.phase == EngineRequest.Phase.PREFETCHING) {
             activePrefetches--;
             trace.record("prefetch-done", request.spec.requestId(), succeeded ? 1 : 0);
             if (succeeded && request.hit.computedTokens() == request.computedTokens) {
@@ -216,7 +167,7 @@ public final class EngineScheduler {
                 // Failed (or the computed prefix changed): drop the lease and look the request up again.
                 backToWaiting(request, nowNs);
             }
-        } else if (request.phase == Phase.RUNNING) {
+        } else if (request.phase == EngineRequest.Phase.RUNNING) {
             // Synchronous L2 path of a load (prefetch off).
             if (succeeded) {
                 startLoad(request, nowNs);
@@ -229,7 +180,7 @@ public final class EngineScheduler {
         }
     }
 
-    private void onLoadDone(Request request, boolean succeeded, long nowNs) {
+    private void onLoadDone(EngineRequest request, boolean succeeded, long nowNs) {
         if (request == null || !request.loading) {
             return;
         }
@@ -252,14 +203,11 @@ public final class EngineScheduler {
             // A save cancelled by a preemption finished copying: the old blocks are free once no cancelled
             // copy of this request reads them. It is not the current incarnation's save.
             if (!store.cancelledStagingInFlight(requestId)) {
-                List<Long> held = gpuBlocksHeldForStaging.remove(requestId);
-                if (held != null) {
-                    freeGpuBlocks.addAll(held);
-                }
+                gpuBlocks.releaseHeld(requestId);
             }
             return;
         }
-        Request request = requestIndex.get(requestId);
+        EngineRequest request = requestIndex.get(requestId);
         if (request != null && request.saveQueued) {
             request.saveStaged = true;
             maybeFinish(request, nowNs);
@@ -269,6 +217,15 @@ public final class EngineScheduler {
     // ------------------------------------------------------------------------------------------
     // Admission
     // ------------------------------------------------------------------------------------------
+
+    /**
+     * The admission pass in progress: whether it is still in the leading run of skipped parked requests,
+     * that run's length and largest GPU-block need. Fields rather than a pass object: a pass runs on
+     * nearly every event.
+     */
+    private boolean passLeading;
+    private int passRunLength;
+    private long passRunMaxNeedBlocks;
 
     private void admit(long nowNs) {
         // The R13 ablation reads the prefetch count once per pass, as the buggy version did.
@@ -280,7 +237,7 @@ public final class EngineScheduler {
         // rest (what taking every scanned request out and putting the deferred back in front gave,
         // without moving up to maxNumSeqs requests twice on every pass).
         int scanned = 0;
-        Iterator<Request> queue = waiting.iterator();
+        Iterator<EngineRequest> queue = waiting.iterator();
         // With the prefetch window full, an overloaded engine's queue starts with a long run of parked
         // requests that every pass skips. When nothing a skip rests on has changed since the last pass
         // (the same front of the queue, no gain of L1 content on a watched witness unit, no L2 entry
@@ -291,162 +248,106 @@ public final class EngineScheduler {
         long frontEpochAtStart = waitingFrontEpoch;
         long watchedGainsAtStart = store.watchedResidencyGains();
         long removalsAtStart = store.indexRemovals();
-        int runLength = 0;
-        long runMaxNeedBlocks = 0;
-        boolean leading = skipping;
-        if (skipping && skipRunLength > 0 && skipRunFrontEpoch == frontEpochAtStart
-                && skipRunWatchedGains == watchedGainsAtStart && skipRunIndexRemovals == removalsAtStart) {
+        passRunLength = 0;
+        passRunMaxNeedBlocks = 0;
+        passLeading = skipping;
+        if (skipping && parked.runHolds(frontEpochAtStart, watchedGainsAtStart, removalsAtStart)) {
             boolean capacityFails = running.size() + activePrefetches >= settings.maxNumSeqs()
-                    || freeGpuBlocks.size() < skipRunMaxNeedBlocks;
-            if (crossCheck) {
-                crossCheckRun(capacityFails);
+                    || gpuBlocks.freeCount() < parked.skipRunMaxNeedBlocks;
+            if (parked.crossCheck()) {
+                parked.crossCheckRun(waiting.iterator(), parked.skipRunLength, blockTokens,
+                        need -> running.size() + activePrefetches >= settings.maxNumSeqs() || gpuBlocks.freeCount() < need,
+                        capacityFails);
             }
             if (capacityFails) {
                 return;
             }
-            for (int i = 0; i < skipRunLength; i++) {
+            for (int i = 0; i < parked.skipRunLength; i++) {
                 queue.next();
             }
-            parkedSkips += skipRunLength;
-            runSkips++;
-            scanned = skipRunLength;
-            runLength = skipRunLength;
-            runMaxNeedBlocks = skipRunMaxNeedBlocks;
+            parked.parkedSkips += parked.skipRunLength;
+            parked.runSkips++;
+            scanned = parked.skipRunLength;
+            passRunLength = parked.skipRunLength;
+            passRunMaxNeedBlocks = parked.skipRunMaxNeedBlocks;
         }
         while (queue.hasNext() && scanned++ < settings.maxNumSeqs()) {
-            Request request = queue.next();
-            long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
-            // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
-            // so a finished prefetch can always run and release its lease.
-            if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
-                leading = false;
+            if (!admitOne(queue, queue.next(), prefetchesAtPassStart, nowNs)) {
                 break;
-            }
-            if (!settings.offload()) {
-                queue.remove();
-                admitRunning(request, null, nowNs);
-                continue;
-            }
-            int activeNow = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
-            if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
-                    && request.parkedNow
-                    && stillMixedOrL2(request)) {
-                // Parked before and still a mixed or L2 hit: it stays parked; a full lookup would decide the same.
-                parkedSkips++;
-                if (leading) {
-                    runLength++;
-                    runMaxNeedBlocks = Math.max(runMaxNeedBlocks, needBlocks);
-                }
-                continue;
-            }
-            LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
-                    request.spec.promptTokens(), nowNs);
-            HitClass hitClass = hit.hitClass();
-            boolean l1Bypass = hitClass == HitClass.L1 && settings.allL1Bypass();
-            if (hitClass == HitClass.MISS) {
-                queue.remove();
-                admitRunning(request, null, nowNs);
-            } else if (hitClass == HitClass.L1 && hit.leaseStatus() == LookupResult.LeaseStatus.ADMISSION_WAIT) {
-                leading = false;
-                continue;
-            } else if (l1Bypass || !settings.prefetchEnabled()) {
-                queue.remove();
-                admitRunning(request, hit, nowNs);
-            } else {
-                int active = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
-                if (active >= settings.prefetchMaxRequests()) {
-                    if (!request.parkedNow) {
-                        request.parkedNow = true;
-                        request.deferrals++;
-                        deferralCount++;
-                        trace.record("park", request.spec.requestId());
-                    }
-                    if (hitClass == HitClass.L1) {
-                        store.releaseLease(request.spec.requestId(), nowNs);
-                    }
-                    leading = false;
-                    continue;
-                }
-                if (startPrefetch(request, hit, nowNs)) {
-                    // Admitted (READY) or prefetching (PROMOTING): either way it has left the queue.
-                    queue.remove();
-                } else {
-                    leading = false;
-                }
             }
         }
         // Keep the run only if nothing it rests on moved during this pass (a run request was checked
         // before later work in the pass, which could in principle have published on its unit).
         boolean unchanged = waitingFrontEpoch == frontEpochAtStart && store.watchedResidencyGains() == watchedGainsAtStart
                 && store.indexRemovals() == removalsAtStart;
-        skipRunLength = skipping && unchanged ? runLength : 0;
-        skipRunMaxNeedBlocks = runMaxNeedBlocks;
-        skipRunFrontEpoch = waitingFrontEpoch;
-        skipRunWatchedGains = store.watchedResidencyGains();
-        skipRunIndexRemovals = store.indexRemovals();
-    }
-
-    /** Cross-check of a skipped run: every request in it is parked and classifies MIXED or L2, and capacity agrees. */
-    private void crossCheckRun(boolean capacityFails) {
-        Iterator<Request> queue = waiting.iterator();
-        boolean fails = false;
-        for (int i = 0; i < skipRunLength; i++) {
-            Request request = queue.next();
-            long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
-            if (running.size() + activePrefetches >= settings.maxNumSeqs() || freeGpuBlocks.size() < needBlocks) {
-                fails = true;
-                break;
-            }
-            if (!request.parkedNow || !isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens,
-                    request.spec.promptTokens()))) {
-                throw new IllegalStateException("skipped run: request " + request.spec.requestId()
-                        + " is no longer a parked MIXED or L2 hit");
-            }
-        }
-        if (fails != capacityFails) {
-            throw new IllegalStateException("skipped run: capacity says " + capacityFails + " but the scan says " + fails);
-        }
-    }
-
-    private static boolean isMixedOrL2(HitClass hitClass) {
-        return hitClass == HitClass.MIXED || hitClass == HitClass.L2;
+        parked.rememberRun(skipping && unchanged ? passRunLength : 0, passRunMaxNeedBlocks, waitingFrontEpoch);
     }
 
     /**
-     * {@code isMixedOrL2(store.classify(...))} for a parked request. In an overloaded engine the
-     * prefetch window is nearly always full and every admission pass asks this for up to
-     * maxNumSeqs parked requests, each a walk of its chain; the store's witness answers in constant
-     * time while nothing the answer rests on has changed, and is renewed (one walk) when something has.
+     * One waiting request of an admission pass: admitted, prefetching, parked or left waiting. False
+     * ends the pass (no sequence slot or GPU blocks left, as the request ahead keeps its place).
      */
-    private boolean stillMixedOrL2(Request request) {
-        TieredStore.MixedOrL2Witness witness = request.parkedWitness;
-        boolean answer;
-        if (witness != null && witness.computedTokens() == request.computedTokens && store.witnessHolds(witness)) {
-            answer = true;
+    private boolean admitOne(Iterator<EngineRequest> queue, EngineRequest request, int prefetchesAtPassStart, long nowNs) {
+        long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+        // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
+        // so a finished prefetch can always run and release its lease.
+        if (running.size() + activePrefetches >= settings.maxNumSeqs() || gpuBlocks.freeCount() < needBlocks) {
+            passLeading = false;
+            return false;
+        }
+        if (!settings.offload()) {
+            queue.remove();
+            admitRunning(request, null, nowNs);
+            return true;
+        }
+        int activeNow = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
+        if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
+                && request.parkedNow
+                && parked.stillMixedOrL2(request)) {
+            // Parked before and still a mixed or L2 hit: it stays parked; a full lookup would decide the same.
+            parked.parkedSkips++;
+            if (passLeading) {
+                passRunLength++;
+                passRunMaxNeedBlocks = Math.max(passRunMaxNeedBlocks, needBlocks);
+            }
+            return true;
+        }
+        LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
+                request.spec.promptTokens(), nowNs);
+        HitClass hitClass = hit.hitClass();
+        boolean l1Bypass = hitClass == HitClass.L1 && settings.allL1Bypass();
+        if (hitClass == HitClass.MISS) {
+            queue.remove();
+            admitRunning(request, null, nowNs);
+        } else if (hitClass == HitClass.L1 && hit.leaseStatus() == LookupResult.LeaseStatus.ADMISSION_WAIT) {
+            passLeading = false;
+            return true;
+        } else if (l1Bypass || !settings.prefetchEnabled()) {
+            queue.remove();
+            admitRunning(request, hit, nowNs);
         } else {
-            dropWitness(request);
-            request.parkedWitness = store.mixedOrL2Witness(request.spec.chain(), request.computedTokens,
-                    request.spec.promptTokens());
-            if (request.parkedWitness != null) {
-                store.watch(request.parkedWitness);
+            int active = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
+            if (active >= settings.prefetchMaxRequests()) {
+                if (!request.parkedNow) {
+                    request.parkedNow = true;
+                    request.deferrals++;
+                    deferralCount++;
+                    trace.record("park", request.spec.requestId());
+                }
+                if (hitClass == HitClass.L1) {
+                    store.releaseLease(request.spec.requestId(), nowNs);
+                }
+                passLeading = false;
+                return true;
             }
-            answer = request.parkedWitness != null;
-        }
-        if (crossCheck) {
-            boolean slow = isMixedOrL2(store.classify(request.spec.chain(), request.computedTokens, request.spec.promptTokens()));
-            if (slow != answer) {
-                throw new IllegalStateException("parked request " + request.spec.requestId() + ": the witness says "
-                        + (answer ? "MIXED or L2" : "L1 or MISS") + " but classify says " + (slow ? "MIXED or L2" : "L1 or MISS"));
+            if (startPrefetch(request, hit, nowNs)) {
+                // Admitted (READY) or prefetching (PROMOTING): either way it has left the queue.
+                queue.remove();
+            } else {
+                passLeading = false;
             }
         }
-        return answer;
-    }
-
-    private void dropWitness(Request request) {
-        if (request.parkedWitness != null) {
-            store.unwatch(request.parkedWitness);
-            request.parkedWitness = null;
-        }
+        return true;
     }
 
     /**
@@ -454,13 +355,13 @@ public final class EngineScheduler {
      * differ (for tests: it costs what the shortcuts save).
      */
     public void setCrossCheck(boolean check) {
-        this.crossCheck = check;
+        parked.setCrossCheck(check);
     }
 
     /** Starts a prefetch; false when the lease must wait for admission (the request stays queued). */
-    private boolean startPrefetch(Request request, LookupResult hit, long nowNs) {
+    private boolean startPrefetch(EngineRequest request, LookupResult hit, long nowNs) {
         request.parkedNow = false;
-        dropWitness(request);
+        parked.drop(request);
         TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), hit, nowNs);
         prefetchCalls++;
         trace.record("prefetch", request.spec.requestId(), outcome.ordinal());
@@ -471,13 +372,11 @@ public final class EngineScheduler {
                 admitRunning(request, hit, nowNs);
             }
             case PROMOTING -> {
-                request.phase = Phase.PREFETCHING;
+                request.phase = EngineRequest.Phase.PREFETCHING;
                 request.acquiring = true;
                 activePrefetches++;
                 long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
-                while (request.gpuBlocks.size() < needBlocks) {
-                    request.gpuBlocks.add(freeGpuBlocks.pollFirst());
-                }
+                gpuBlocks.fillTo(request.gpuBlocks, needBlocks);
             }
             case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
                 request.hit = null;
@@ -487,10 +386,10 @@ public final class EngineScheduler {
         return true;
     }
 
-    private void admitRunning(Request request, LookupResult hit, long nowNs) {
+    private void admitRunning(EngineRequest request, LookupResult hit, long nowNs) {
         request.parkedNow = false;
-        dropWitness(request);
-        request.phase = Phase.RUNNING;
+        parked.drop(request);
+        request.phase = EngineRequest.Phase.RUNNING;
         request.hit = hit;
         if (request.admittedNs < 0) {
             request.admittedNs = nowNs;
@@ -498,9 +397,7 @@ public final class EngineScheduler {
         request.admittedClass = hit == null ? HitClass.MISS : hit.hitClass();
         request.admittedHitTokens = hit == null ? 0 : hit.hitTokens();
         long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
-        while (request.gpuBlocks.size() < needBlocks) {
-            request.gpuBlocks.add(freeGpuBlocks.pollFirst());
-        }
+        gpuBlocks.fillTo(request.gpuBlocks, needBlocks);
         request.needsLoad = hit != null && hit.isHit();
         running.add(request);
         trace.record("admit", request.spec.requestId(), request.admittedClass.ordinal(), request.admittedHitTokens);
@@ -515,13 +412,13 @@ public final class EngineScheduler {
             return;
         }
         stepLoads.clear();
-        for (Request request : running) {
+        for (EngineRequest request : running) {
             if (request.needsLoad && !request.loading && !request.acquiring) {
                 stepLoads.add(request);
             }
         }
         stepPhase = StepPhase.LOADING;
-        for (Request request : new ArrayList<>(stepLoads)) {
+        for (EngineRequest request : new ArrayList<>(stepLoads)) {
             if (store.hasLease(request.spec.requestId())) {
                 startLoad(request, nowNs);
             } else {
@@ -542,7 +439,7 @@ public final class EngineScheduler {
         maybeCompute(nowNs);
     }
 
-    private void startLoad(Request request, long nowNs) {
+    private void startLoad(EngineRequest request, long nowNs) {
         int firstBlock = request.hit.startBlock();
         List<Long> targets = request.gpuBlocks.subList(firstBlock, firstBlock + request.hit.hitBlocks());
         TieredStore.LoadOutcome outcome = store.load(request.spec.requestId(), new ArrayList<>(targets), nowNs);
@@ -564,8 +461,8 @@ public final class EngineScheduler {
         List<IoOp.ComputeItem> items = new ArrayList<>(running.size());
         long budget = settings.maxBatchedTokens();
         // Decode first: one token each, growing the KV by a block when needed (preempting if none is free).
-        for (Request request : new ArrayList<>(running)) {
-            if (request.computedTokens < request.spec.promptTokens() || request.phase != Phase.RUNNING
+        for (EngineRequest request : new ArrayList<>(running)) {
+            if (request.computedTokens < request.spec.promptTokens() || request.phase != EngineRequest.Phase.RUNNING
                     || request.outputDone >= request.spec.outputTokens() || budget == 0) {
                 continue;
             }
@@ -576,28 +473,15 @@ public final class EngineScheduler {
             items.add(new IoOp.ComputeItem(request.spec.requestId(), 1, kvTokens, List.of()));
             budget--;
         }
-        for (Request request : running) {
+        for (EngineRequest request : running) {
             if (budget == 0) {
                 break;
             }
-            if (request.phase != Phase.RUNNING || request.needsLoad || request.computedTokens >= request.spec.promptTokens()) {
+            if (request.phase != EngineRequest.Phase.RUNNING || request.needsLoad || request.computedTokens >= request.spec.promptTokens()) {
                 continue;
             }
             long chunk = Math.min(budget, request.spec.promptTokens() - request.computedTokens);
-            long fullBlocks = request.fullBlocks(blockTokens);
-            // At most the full blocks this chunk reaches the end of: sized once, never grown.
-            long blocksReached = Math.min(fullBlocks, (request.computedTokens + chunk) / blockTokens)
-                    - request.computedTokens / blockTokens;
-            List<IoOp.GpuBlockWrite> completed = new ArrayList<>((int) Math.max(0, blocksReached));
-            for (long b = request.computedTokens / blockTokens; b < fullBlocks; b++) {
-                if ((b + 1) * blockTokens > request.computedTokens + chunk) {
-                    break;
-                }
-                if ((b + 1) * blockTokens > request.computedTokens) {
-                    completed.add(new IoOp.GpuBlockWrite(request.gpuBlocks.get((int) b), request.spec.chain().get((int) b)));
-                }
-            }
-            items.add(new IoOp.ComputeItem(request.spec.requestId(), chunk, request.computedTokens, completed));
+            items.add(request.prefillItem(chunk, blockTokens));
             budget -= chunk;
         }
         if (items.isEmpty()) {
@@ -611,10 +495,10 @@ public final class EngineScheduler {
         trace.record("step", currentCompute.stepIndex(), items.size(), currentCompute.newTokens());
     }
 
-    private boolean growOrPreempt(Request request, long nowNs) {
+    private boolean growOrPreempt(EngineRequest request, long nowNs) {
         // A prefetch holding GPU blocks gives them back before any running request is preempted; otherwise
         // a lone running request preempts itself and the two can take turns forever.
-        while (freeGpuBlocks.isEmpty() && cancelNewestPrefetch(nowNs)) {
+        while (gpuBlocks.noneFree() && cancelNewestPrefetch(nowNs)) {
             // retry with the blocks it gave back
         }
         // vLLM's order: the most recently scheduled running request goes first, and the request itself
@@ -625,10 +509,10 @@ public final class EngineScheduler {
         // back, the request keeps its blocks and skips this step's decode; the copy that frees them is
         // in flight and no new one starts meanwhile (every newer request was preempted above), so the
         // oldest running request is never preempted by its own growth and always makes progress.
-        while (freeGpuBlocks.isEmpty()) {
-            Request victim = running.get(running.size() - 1);
-            if (victim == request && !gpuBlocksHeldForStaging.isEmpty()) {
-                trace.record("grow-wait-staging", request.spec.requestId(), gpuBlocksHeldForStaging.size());
+        while (gpuBlocks.noneFree()) {
+            EngineRequest victim = running.get(running.size() - 1);
+            if (victim == request && gpuBlocks.requestsHoldingForStaging() > 0) {
+                trace.record("grow-wait-staging", request.spec.requestId(), gpuBlocks.requestsHoldingForStaging());
                 return false;
             }
             preempt(victim, nowNs);
@@ -636,7 +520,7 @@ public final class EngineScheduler {
                 return false;
             }
         }
-        request.gpuBlocks.add(freeGpuBlocks.pollFirst());
+        gpuBlocks.fillTo(request.gpuBlocks, request.gpuBlocks.size() + 1);
         return true;
     }
 
@@ -644,20 +528,20 @@ public final class EngineScheduler {
      * A prefetching request that will not run now: its lease (and so its promotions) goes, its GPU
      * blocks are freed, and it waits again at the front of the queue, to be looked up afresh.
      */
-    private void backToWaiting(Request request, long nowNs) {
+    private void backToWaiting(EngineRequest request, long nowNs) {
         store.releaseLease(request.spec.requestId(), nowNs);
         request.hit = null;
-        freeGpuBlocks.addAll(request.gpuBlocks);
+        gpuBlocks.release(request.gpuBlocks);
         request.gpuBlocks.clear();
-        request.phase = Phase.WAITING;
+        request.phase = EngineRequest.Phase.WAITING;
         waitingFrontEpoch++;
         waiting.addFirst(request);
     }
 
     /** Cancels the newest prefetch: its lease (and so its promotions) go, its blocks are freed, it waits again. */
     private boolean cancelNewestPrefetch(long nowNs) {
-        for (Request request : requestsById.descendingMap().values()) {
-            if (request.phase == Phase.PREFETCHING && !request.gpuBlocks.isEmpty()) {
+        for (EngineRequest request : requestsById.descendingMap().values()) {
+            if (request.phase == EngineRequest.Phase.PREFETCHING && !request.gpuBlocks.isEmpty()) {
                 activePrefetches--;
                 request.acquiring = false;
                 backToWaiting(request, nowNs);
@@ -674,7 +558,7 @@ public final class EngineScheduler {
      * the engine hands to someone else (R10); blocks under an in-flight staging copy are held
      * until the copy lands.
      */
-    private void preempt(Request request, long nowNs) {
+    private void preempt(EngineRequest request, long nowNs) {
         admissionDirty = true;
         running.remove(request);
         stepLoads.remove(request);
@@ -683,9 +567,9 @@ public final class EngineScheduler {
         store.releaseLease(request.spec.requestId(), nowNs);
         boolean copying = store.cancelSaves(request.spec.requestId(), nowNs);
         if (copying && !store.settings().has(KnownBug.R10_SAVE_AFTER_PREEMPT)) {
-            gpuBlocksHeldForStaging.computeIfAbsent(request.spec.requestId(), r -> new ArrayList<>()).addAll(request.gpuBlocks);
+            gpuBlocks.holdForStaging(request.spec.requestId(), request.gpuBlocks);
         } else {
-            freeGpuBlocks.addAll(request.gpuBlocks);
+            gpuBlocks.release(request.gpuBlocks);
         }
         request.gpuBlocks.clear();
         request.computedTokens = 0;
@@ -696,7 +580,7 @@ public final class EngineScheduler {
         request.acquiring = false;
         request.saveQueued = false;
         request.saveStaged = false;
-        request.phase = Phase.WAITING;
+        request.phase = EngineRequest.Phase.WAITING;
         waitingFrontEpoch++;
         waiting.addFirst(request);
         trace.record("preempt", request.spec.requestId());
@@ -704,8 +588,8 @@ public final class EngineScheduler {
 
     /** Preempts a running request by id (a test or fault campaign asks); false if it is not running. */
     public boolean preempt(long requestId, long nowNs) {
-        Request request = requestIndex.get(requestId);
-        if (request == null || request.phase != Phase.RUNNING || request.loading || request.acquiring) {
+        EngineRequest request = requestIndex.get(requestId);
+        if (request == null || request.phase != EngineRequest.Phase.RUNNING || request.loading || request.acquiring) {
             return false;
         }
         preempt(request, nowNs);
@@ -721,8 +605,8 @@ public final class EngineScheduler {
         List<IoOp.ComputeItem> items = compute.items();
         for (int i = 0; i < items.size(); i++) {
             IoOp.ComputeItem item = items.get(i);
-            Request request = requestIndex.get(item.requestId());
-            if (request.phase != Phase.RUNNING) {
+            EngineRequest request = requestIndex.get(item.requestId());
+            if (request.phase != EngineRequest.Phase.RUNNING) {
                 continue;
             }
             if (request.computedTokens < request.spec.promptTokens()) {
@@ -744,7 +628,7 @@ public final class EngineScheduler {
         trace.record("step-done", compute.stepIndex());
     }
 
-    private void enqueueSave(Request request, long nowNs) {
+    private void enqueueSave(EngineRequest request, long nowNs) {
         int fullBlocks = (int) request.fullBlocks(blockTokens);
         request.saveQueued = true;
         if (fullBlocks == 0 || !settings.offload()) {
@@ -758,15 +642,15 @@ public final class EngineScheduler {
         }
     }
 
-    private void maybeFinish(Request request, long nowNs) {
-        if (request.phase != Phase.RUNNING || request.outputDone < request.spec.outputTokens()
+    private void maybeFinish(EngineRequest request, long nowNs) {
+        if (request.phase != EngineRequest.Phase.RUNNING || request.outputDone < request.spec.outputTokens()
                 || !request.saveQueued || !request.saveStaged) {
             return;
         }
         running.remove(request);
-        request.phase = Phase.FINISHED;
+        request.phase = EngineRequest.Phase.FINISHED;
         store.releaseLease(request.spec.requestId(), nowNs);
-        freeGpuBlocks.addAll(request.gpuBlocks);
+        gpuBlocks.release(request.gpuBlocks);
         request.gpuBlocks.clear();
         finished.add(new RequestOutcome(request.spec.requestId(), request.spec.arrivalNs(), request.admittedNs,
                 request.firstTokenNs, nowNs, request.spec.promptTokens(), request.spec.outputTokens(),
@@ -778,6 +662,11 @@ public final class EngineScheduler {
     // Queries and invariants
     // ------------------------------------------------------------------------------------------
 
+    @Override
+    public String kind() {
+        return ServingEngines.VLLM;
+    }
+
     public SchedulerSettings settings() {
         return settings;
     }
@@ -785,8 +674,8 @@ public final class EngineScheduler {
     /** Requests submitted but not finished, in id order: what a restarted engine must serve again. */
     public List<RequestSpec> unfinished() {
         List<RequestSpec> specs = new ArrayList<>();
-        for (Request request : requestsById.values()) {
-            if (request.phase != Phase.FINISHED) {
+        for (EngineRequest request : requestsById.values()) {
+            if (request.phase != EngineRequest.Phase.FINISHED) {
                 specs.add(request.spec);
             }
         }
@@ -803,8 +692,8 @@ public final class EngineScheduler {
     }
 
     public boolean allFinished() {
-        for (Request request : requestsById.values()) {
-            if (request.phase != Phase.FINISHED) {
+        for (EngineRequest request : requestsById.values()) {
+            if (request.phase != EngineRequest.Phase.FINISHED) {
                 return false;
             }
         }
@@ -829,12 +718,12 @@ public final class EngineScheduler {
 
     /** Parked requests an admission pass passed over without a lookup (the witness or the skipped run said so). */
     public long parkedSkips() {
-        return parkedSkips;
+        return parked.parkedSkips;
     }
 
     /** Admission passes that passed over the whole parked run at the front of the queue at once. */
     public long runSkips() {
-        return runSkips;
+        return parked.runSkips;
     }
 
     public long preemptions() {
@@ -854,7 +743,7 @@ public final class EngineScheduler {
     }
 
     public long freeGpuBlockCount() {
-        return freeGpuBlocks.size();
+        return gpuBlocks.freeCount();
     }
 
     public TieredStore store() {
@@ -877,14 +766,11 @@ public final class EngineScheduler {
     public void checkInvariants() {
         int prefetching = 0;
         long heldBlocks = 0;
-        for (Request request : requestsById.values()) {
-            if (request.phase == Phase.PREFETCHING) {
+        for (EngineRequest request : requestsById.values()) {
+            if (request.phase == EngineRequest.Phase.PREFETCHING) {
                 prefetching++;
             }
             heldBlocks += request.gpuBlocks.size();
-        }
-        for (List<Long> held : gpuBlocksHeldForStaging.values()) {
-            heldBlocks += held.size();
         }
         if (prefetching != activePrefetches) {
             throw new IllegalStateException("I5: " + prefetching + " requests prefetching but the count says " + activePrefetches);
@@ -893,17 +779,14 @@ public final class EngineScheduler {
             throw new IllegalStateException("I5: " + activePrefetches + " active prefetches exceed prefetchMaxRequests "
                     + settings.prefetchMaxRequests());
         }
-        if (heldBlocks + freeGpuBlocks.size() != settings.gpuKvBlocks()) {
-            throw new IllegalStateException("GPU blocks: " + heldBlocks + " held + " + freeGpuBlocks.size()
-                    + " free != gpuKvBlocks " + settings.gpuKvBlocks());
-        }
+        gpuBlocks.checkInvariants(heldBlocks);
         if (running.size() + activePrefetches > settings.maxNumSeqs()) {
             throw new IllegalStateException("running " + running.size() + " + prefetching " + activePrefetches
                     + " > maxNumSeqs " + settings.maxNumSeqs());
         }
-        for (Iterator<Request> it = waiting.iterator(); it.hasNext(); ) {
-            Request request = it.next();
-            if (request.phase != Phase.WAITING) {
+        for (Iterator<EngineRequest> it = waiting.iterator(); it.hasNext(); ) {
+            EngineRequest request = it.next();
+            if (request.phase != EngineRequest.Phase.WAITING) {
                 throw new IllegalStateException("request " + request.spec.requestId() + " is queued but " + request.phase);
             }
         }

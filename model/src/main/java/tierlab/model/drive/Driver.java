@@ -1,0 +1,127 @@
+package tierlab.model.drive;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import tierlab.model.io.ComputePort;
+import tierlab.model.io.CopyPort;
+import tierlab.model.io.IoCompletion;
+import tierlab.model.io.IoOp;
+import tierlab.model.io.OpSink;
+import tierlab.model.io.StoragePort;
+import tierlab.model.serving.ServingEngine;
+
+/**
+ * The one driver of a serving engine over device ports, in every mode: it hands the engine's
+ * operations to the ports and routes their completions back. Sim, hybrid and live mode differ only
+ * in the ports they pass in and the clock their ports complete on ({@link tierlab.model.io.CompletionTimeline}):
+ * the grouping below is the same in all three, so a decision trace does not depend on the mode's
+ * plumbing.
+ *
+ * <p>Grouping: copies and compute steps go to their ports in the order the engine emitted them;
+ * then the L2 reads, one storage submission per read batch (same batch id) in first-seen order;
+ * then every L2 write of the drain as one submission. On a virtual clock this order is the order
+ * completions are scheduled in, which decides ties.
+ */
+public final class Driver {
+
+    /** Sees every completion before the engine does (payload ledgers, failure counts). */
+    @FunctionalInterface
+    public interface CompletionObserver {
+        void observe(IoOp op, IoCompletion completion);
+    }
+
+    private ServingEngine engine;
+    private StoragePort storage;
+    private CopyPort copies;
+    private ComputePort compute;
+    private final OpSink sink;
+    private final StoragePort.CompletionSink storageSink;
+    private final CompletionObserver observer;
+
+    /**
+     * @param sink     where the ports report completions; the runtime delivers each (now or from its
+     *                 event loop) through {@link #deliver}
+     * @param observer sees each completion before the engine
+     */
+    public Driver(ServingEngine engine, StoragePort storage, CopyPort copies, ComputePort compute, OpSink sink,
+                  CompletionObserver observer) {
+        this.engine = engine;
+        this.storage = storage;
+        this.copies = copies;
+        this.compute = compute;
+        this.sink = sink;
+        this.storageSink = sink::completed;
+        this.observer = observer;
+    }
+
+    public ServingEngine engine() {
+        return engine;
+    }
+
+    /** A restarted process serves with a new engine over the same ports. */
+    public void replaceEngine(ServingEngine restarted) {
+        this.engine = restarted;
+    }
+
+    /**
+     * Other ports from now on (hybrid mode decorates the simulated ones with real bytes before a run
+     * starts); operations already handed out complete through the ports they went to.
+     */
+    public void replacePorts(StoragePort newStorage, CopyPort newCopies, ComputePort newCompute) {
+        this.storage = newStorage;
+        this.copies = newCopies;
+        this.compute = newCompute;
+    }
+
+    /** Hands a completion to the engine (after the observer). */
+    public void deliver(IoOp op, IoCompletion completion, long nowNs) {
+        observer.observe(op, completion);
+        engine.onCompletion(completion, nowNs);
+    }
+
+    /** Drains the engine's operations and hands them to the ports; returns whether there were any. */
+    public boolean dispatch() {
+        return dispatch(engine.drainOps());
+    }
+
+    /** Hands {@code ops} to the ports in the grouping described above; returns whether there were any. */
+    public boolean dispatch(List<IoOp> ops) {
+        if (ops.isEmpty()) {
+            return false;
+        }
+        // The maps and lists exist only when the ops hold reads or writes; most drains carry neither.
+        Map<Long, List<IoOp.L2Read>> readBatches = null;
+        List<IoOp.L2Write> writes = null;
+        for (int i = 0; i < ops.size(); i++) {
+            IoOp op = ops.get(i);
+            switch (op) {
+                case IoOp.L2Read read -> {
+                    if (readBatches == null) {
+                        readBatches = new LinkedHashMap<>();
+                    }
+                    readBatches.computeIfAbsent(read.batchId(), b -> new ArrayList<>()).add(read);
+                }
+                case IoOp.L2Write write -> {
+                    if (writes == null) {
+                        writes = new ArrayList<>();
+                    }
+                    writes.add(write);
+                }
+                case IoOp.CopyToGpu copy -> copies.toGpu(copy, sink);
+                case IoOp.CopyFromGpu copy -> copies.fromGpu(copy, sink);
+                case IoOp.Compute step -> compute.step(step, sink);
+            }
+        }
+        if (readBatches != null) {
+            for (List<IoOp.L2Read> batch : readBatches.values()) {
+                storage.submit(batch, storageSink);
+            }
+        }
+        if (writes != null) {
+            storage.submit(writes, storageSink);
+        }
+        return true;
+    }
+}

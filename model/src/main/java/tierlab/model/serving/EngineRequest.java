@@ -1,0 +1,62 @@
+package tierlab.model.serving;
+
+import java.util.ArrayList;
+import java.util.List;
+import tierlab.model.io.IoOp;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.store.LookupResult;
+import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.store.TieredStore;
+
+/** One request's state inside the vLLM-like {@link EngineScheduler}. */
+final class EngineRequest {
+
+    enum Phase { WAITING, PREFETCHING, RUNNING, FINISHING, FINISHED }
+
+    final RequestSpec spec;
+    Phase phase = Phase.WAITING;
+    long computedTokens;
+    long outputDone;
+    final List<Long> gpuBlocks = new ArrayList<>();
+    LookupResult hit;
+    boolean prefetched;
+    boolean needsLoad;
+    boolean loading;
+    boolean acquiring;
+    boolean saveQueued;
+    boolean saveStaged;
+    boolean parkedNow;
+    long admittedNs = -1;
+    long firstTokenNs = -1;
+    int deferrals;
+    int preemptions;
+    HitClass admittedClass = HitClass.MISS;
+    long admittedHitTokens;
+    /** Why this parked request was still a MIXED or L2 hit at the last pass (null: not known). */
+    TieredStore.MixedOrL2Witness parkedWitness;
+
+    EngineRequest(RequestSpec spec) {
+        this.spec = spec;
+    }
+
+    long fullBlocks(int blockTokens) {
+        return spec.promptTokens() / blockTokens;
+    }
+
+    /** The next {@code chunk} prompt tokens as one step item, with the full GPU blocks the chunk completes. */
+    IoOp.ComputeItem prefillItem(long chunk, int blockTokens) {
+        long fullBlocks = fullBlocks(blockTokens);
+        // At most the full blocks this chunk reaches the end of: sized once, never grown.
+        long blocksReached = Math.min(fullBlocks, (computedTokens + chunk) / blockTokens) - computedTokens / blockTokens;
+        List<IoOp.GpuBlockWrite> completed = new ArrayList<>((int) Math.max(0, blocksReached));
+        for (long b = computedTokens / blockTokens; b < fullBlocks; b++) {
+            if ((b + 1) * blockTokens > computedTokens + chunk) {
+                break;
+            }
+            if ((b + 1) * blockTokens > computedTokens) {
+                completed.add(new IoOp.GpuBlockWrite(gpuBlocks.get((int) b), spec.chain().get((int) b)));
+            }
+        }
+        return new IoOp.ComputeItem(spec.requestId(), chunk, computedTokens, completed);
+    }
+}

@@ -1,0 +1,32 @@
+package tierlab.sim.device;
+
+import tierlab.model.io.CompletionTimeline;
+import tierlab.model.io.CopyPort;
+import tierlab.model.io.IoOp;
+import tierlab.model.io.OpSink;
+
+/** The simulator's host↔GPU copy port: one {@link CopyEngine} per PCIe direction, completions on the virtual clock. */
+public final class SimCopyPort implements CopyPort {
+    private final CopyEngine hostToDevice;
+    private final CopyEngine deviceToHost;
+    private final CompletionTimeline timeline;
+
+    public SimCopyPort(CopyEngine hostToDevice, CopyEngine deviceToHost, CompletionTimeline timeline) {
+        this.hostToDevice = hostToDevice;
+        this.deviceToHost = deviceToHost;
+        this.timeline = timeline;
+    }
+
+    @Override
+    public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
+        timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), timeline.nowNs()), sink);
+    }
+
+    @Override
+    public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
+        timeline.completeAt(copy, deviceToHost.submit(copy.totalBytes(), timeline.nowNs()), sink);
+    }
+
+    public CopyEngine hostToDevice() { return hostToDevice; }
+    public CopyEngine deviceToHost() { return deviceToHost; }
+}
