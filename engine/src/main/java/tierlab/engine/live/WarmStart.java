@@ -1,7 +1,10 @@
 package tierlab.engine.live;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import tierlab.engine.persist.IndexFile;
 import tierlab.engine.persist.L2Identity;
 import tierlab.engine.persist.UnitChecksums;
@@ -24,6 +27,11 @@ import tierlab.model.trace.DecisionTrace;
  * before it returns, so every earlier index is stale before the run's first L2 write: a run that
  * crashes can never leave an index that is accepted. Open the storage port (which creates and
  * sizes the L2 file) first, then call {@link #open}, then start the runtime.
+ *
+ * <p>One process at a time: {@link #open} takes an exclusive lock on {@code <l2>.lock} beside the
+ * file (a separate file, since closing any channel of the L2 file itself would drop a POSIX lock)
+ * and {@link Opened#close} releases it. A second run on the same file is refused with one line
+ * instead of rewriting units the first one is serving.
  */
 public final class WarmStart {
 
@@ -33,7 +41,14 @@ public final class WarmStart {
      * @param stamp this run's writing session, which {@link #saveOnShutdown} names; null when the
      *              session could not be started (then the run is cold and no index is saved)
      */
-    public record Opened(TieredStore store, boolean warm, String message, L2Identity.Stamp stamp) {}
+    public record Opened(TieredStore store, boolean warm, String message, L2Identity.Stamp stamp, FileChannel lock)
+            implements AutoCloseable {
+        /** Releases the lock on the L2 file; call it after {@link #saveOnShutdown} (or instead, on a failure). */
+        @Override
+        public void close() throws IOException {
+            lock.close();
+        }
+    }
 
     private WarmStart() {}
 
@@ -51,6 +66,36 @@ public final class WarmStart {
      *                     removed either: running would leave an index that could later be trusted
      */
     public static Opened open(StoreSettings settings, Path l2Path, DecisionTrace trace) throws IOException {
+        FileChannel lock = lock(l2Path);
+        try {
+            return open(settings, l2Path, trace, lock);
+        } catch (IOException | RuntimeException | Error e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /** The lock file beside the L2 file that one process at a time holds. */
+    public static Path lockPath(Path l2Path) {
+        Path absolute = l2Path.toAbsolutePath();
+        return absolute.resolveSibling(absolute.getFileName() + ".lock");
+    }
+
+    private static FileChannel lock(Path l2Path) throws IOException {
+        Path lockPath = lockPath(l2Path);
+        FileChannel channel = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        try {
+            if (channel.tryLock() != null) {
+                return channel;
+            }
+        } catch (OverlappingFileLockException e) {
+            // Held by this very JVM: another run of this process is using the file.
+        }
+        channel.close();
+        throw new IOException("the L2 file " + l2Path + " is in use by another run (" + lockPath + " is locked)");
+    }
+
+    private static Opened open(StoreSettings settings, Path l2Path, DecisionTrace trace, FileChannel lock) throws IOException {
         Path indexPath = IndexFile.besideL2(l2Path);
         IndexFile.ExpectedGeometry geometry = geometryOf(settings);
         L2Identity.Found identity = L2Identity.read(l2Path, geometry);
@@ -71,13 +116,14 @@ public final class WarmStart {
             // Without a new session the old index would still match after this run rewrites the file.
             java.nio.file.Files.deleteIfExists(indexPath);
             return new Opened(new TieredStore(settings, trace), false, "cannot start a writing session in the L2 file "
-                    + l2Path + " (" + e.getMessage() + "); its index was removed, starting with a cold L2 and saving no index", null);
+                    + l2Path + " (" + e.getMessage() + "); its index was removed, starting with a cold L2 and saving no index", null,
+                    lock);
         }
         TieredStore store = loaded != null ? TieredStore.restore(settings, loaded.snapshot(), trace) : new TieredStore(settings, trace);
         String message = loaded != null
                 ? "warm start: " + loaded.snapshot().entries().size() + " L2 keys from " + indexPath
                 : refusal;
-        return new Opened(store, loaded != null, message, stamp);
+        return new Opened(store, loaded != null, message, stamp, lock);
     }
 
     /** Null when {@code loaded} describes the L2 file as it is now; else the one-line reason to start cold. */

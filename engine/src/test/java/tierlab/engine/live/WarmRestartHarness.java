@@ -53,16 +53,23 @@ final class WarmRestartHarness {
         try (PinnedArena arena = PinnedArena.allocate(SETTINGS.l1CapacityBytes(), false);
              StoragePort port = tierlab.engine.StoragePorts.open(l2, arena, SETTINGS.l2CapacityBytes())) {
             WarmStart.Opened opened = WarmStart.open(SETTINGS, l2, new DecisionTrace());
-            EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(1_024).withConcurrency(4),
-                    opened.store(), opened.store().trace());
-            try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(20_000, 100, 0, 10_000),
-                    30_000_000_000L)) {
-                LiveRuntime.Report report = runtime.run(requests);
-                if (clean) {
-                    WarmStart.saveOnShutdown(opened, l2);
-                }
-                return new Outcome(opened, report);
+            try (opened) {
+                return serve(l2, opened, arena, port, requests, clean);
             }
+        }
+    }
+
+    private static Outcome serve(Path l2, WarmStart.Opened opened, PinnedArena arena, StoragePort port,
+                                 List<RequestSpec> requests, boolean clean) throws Exception {
+        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(1_024).withConcurrency(4),
+                opened.store(), opened.store().trace());
+        try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(20_000, 100, 0, 10_000),
+                30_000_000_000L)) {
+            LiveRuntime.Report report = runtime.run(requests);
+            if (clean) {
+                WarmStart.saveOnShutdown(opened, l2);
+            }
+            return new Outcome(opened, report);
         }
     }
 }

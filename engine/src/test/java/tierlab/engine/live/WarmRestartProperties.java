@@ -78,6 +78,8 @@ class WarmRestartProperties {
         Validity validity = Validity.INVALID;
         int lastCleanSet = -1;
         byte[] firstSavedIndex = null;
+        // Whether a run opened the L2 file after the first index was saved: that index is then stale.
+        boolean runSinceFirstSave = false;
         long nextRequestId = 0;
         // Every history starts and ends with a restart, so damage done last is read back too.
         for (int i = 0; i <= codes.size(); i++) {
@@ -105,6 +107,7 @@ class WarmRestartProperties {
                         assertFalse(outcome.opened().warm(), message);
                     }
                     validity = step == Step.CLEAN_RUN ? Validity.VALID : Validity.INVALID;
+                    runSinceFirstSave |= firstSavedIndex != null;
                     if (step == Step.CLEAN_RUN) {
                         lastCleanSet = keySet;
                         if (firstSavedIndex == null) {
@@ -162,7 +165,8 @@ class WarmRestartProperties {
                 case OLD_INDEX -> {
                     if (firstSavedIndex != null && !(Files.exists(index) && Arrays.equals(firstSavedIndex, Files.readAllBytes(index)))) {
                         Files.write(index, firstSavedIndex);
-                        validity = Validity.INVALID;
+                        // Stale once a later run opened the file; else it may still describe it (unless damaged since).
+                        validity = runSinceFirstSave ? Validity.INVALID : Validity.UNKNOWN;
                     }
                 }
                 case TORN_TRAILER -> {
