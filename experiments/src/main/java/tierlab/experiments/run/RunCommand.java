@@ -43,15 +43,18 @@ import tierlab.sim.workload.TraceException;
  * {@code tierlab run FILE}: loads and validates an experiment file, runs every point of its sweep
  * grid (in parallel), and writes {@code out/NAME/} all at once: tables, charts, report and run
  * record. Nothing is written when the file is bad; a failed write leaves the previous output.
+ * The charts and the report are drawn from the tables just written ({@link Plotter}), as
+ * {@code tierlab plot} draws them later; a chart that fails is named and costs no other file.
  */
 @Command(
         name = "run",
         mixinStandardHelpOptions = true,
         description = {
             "Run an experiment file (YAML or JSON) and write its tables, charts and report.",
-            "Writes results.csv, requests.csv, timeseries.csv, summary.json, run.json, report.md and each"
-                    + " chart as PNG and SVG into out/NAME (NAME from the file), replaced whole and never left"
-                    + " half-written. The catalogue is in experiments/catalog/."})
+            "Writes results.csv, requests.csv, timeseries.csv, summary.json, run.json, report.md, a copy of the"
+                    + " file as experiment.yaml and each chart as PNG and SVG into out/NAME (NAME from the file), replaced"
+                    + " whole and never left half-written; 'tierlab plot out/NAME' re-draws charts and report from them."
+                    + " The catalogue is in experiments/catalog/."})
 public final class RunCommand implements Callable<Integer> {
 
     public static final String REPORT = "report.md";
