@@ -192,6 +192,11 @@ public final class ExperimentLoader {
                         + "; every point of one experiment must report the same passes");
             }
         }
+        if (points.size() > 1 && points.getFirst().config().l2File() != null) {
+            // Runs of one grid go in parallel; two on one persistent file would rewrite each other's units.
+            throw new CommandException(file + ": store.l2File: a persistent L2 file serves one run at a time, and this"
+                    + " file has " + points.size() + " runs (sweep points × seeds); keep one");
+        }
         List<String> metricNames = Metrics.names(passes);
         Experiment experiment = new Experiment(file, sha256(bytes), spec, name, kind, mode == null ? "sim" : mode,
                 List.copyOf(axes), List.copyOf(points), metricNames);
@@ -505,7 +510,7 @@ public final class ExperimentLoader {
         }
 
         StoreSection store = spec.store() == null ? new StoreSection(null, null, null, null, null, null, null, null, null,
-                null, null, null, null) : spec.store();
+                null, null, null, null, null) : spec.store();
         String baseline = or(store.baseline(), RunConfig.TIERED);
         if (!BASELINES.contains(baseline)) {
             throw new IllegalArgumentException("store.baseline: unknown baseline '" + baseline + "' (known: "
@@ -552,6 +557,14 @@ public final class ExperimentLoader {
                 or(store.stagingSlots(), defaults.stagingSlots()),
                 or(store.contiguousStaging(), defaults.contiguousStaging()), bugs, null));
         parameters.put("store.baseline", baseline);
+        Path l2File = null;
+        if (store.l2File() != null) {
+            if (!mode.equals("live")) {
+                throw new IllegalArgumentException("store.l2File: only a live run keeps a persistent L2 file (mode is " + mode + ")");
+            }
+            l2File = folder.resolve(store.l2File()).normalize();
+            parameters.put("store.l2File", store.l2File());
+        }
         parameters.put("store.l1CapacityGiB", l1GiB);
         parameters.put("store.l2CapacityGiB", l2GiB);
         parameters.put("store.policy", policy);
@@ -596,7 +609,8 @@ public final class ExperimentLoader {
         cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
                 : value.isBoolean() ? value.booleanValue() : value.isTextual() ? value.asText() : value.toString()));
         return new RunConfig(mode, seed, workload, storeSettings, schedulerSettings, device, faults, baseline,
-                Math.round(sampleMs * 1e6), or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters));
+                Math.round(sampleMs * 1e6), or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters),
+                l2File);
     }
 
     private static String baselineOf(ExperimentFile spec) {

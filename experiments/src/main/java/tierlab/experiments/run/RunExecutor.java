@@ -18,6 +18,7 @@ import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
 import tierlab.engine.live.ComputeTiming;
 import tierlab.engine.live.LiveRuntime;
+import tierlab.engine.live.WarmStart;
 import tierlab.model.io.StoragePort;
 import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestOutcome;
@@ -211,7 +212,8 @@ public final class RunExecutor {
     private RunResult live(RunPoint point, Passes passes, EngineScheduler scheduler, DecisionTrace trace, long startNs) {
         RunConfig config = point.config();
         StoreSettings settings = scheduler.store().settings();
-        Path l2 = l2File(point);
+        Path persistent = config.l2File();
+        Path l2 = persistent != null ? persistent : l2File(point);
         var gpu = config.device().gpu();
         ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
                 gpu.decodeNsPerSequence());
@@ -224,7 +226,10 @@ public final class RunExecutor {
         List<String> examples = new ArrayList<>();
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
              StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
-             LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
+             // A persistent L2 file is opened after the port sized it and before the first write.
+             WarmStart.Opened warm = persistent == null ? null : WarmStart.open(settings, l2, trace);
+             LiveRuntime runtime = new LiveRuntime(scheduler = warm == null ? scheduler : warmScheduler(point, warm, trace),
+                     port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
             long offsetNs = 0;
             for (int index = 0; index < passes.names().size(); index++) {
                 List<RequestSpec> requests = shifted(passes.requests().get(index), 0);
@@ -242,12 +247,17 @@ public final class RunExecutor {
                 ttft.put(passes.names().get(index), outcomes.stream().mapToLong(RequestOutcome::ttftNs).toArray());
             }
             scheduler.store().checkInvariants();
+            if (warm != null) {
+                WarmStart.saveOnShutdown(warm, l2);
+            }
         } catch (IOException e) {
             failure = "cannot open the L2 file " + l2 + ": " + e.getMessage();
         } catch (RuntimeException e) {
             failure = oneLine(e);
         } finally {
-            deleteQuietly(l2);
+            if (persistent == null) {
+                deleteQuietly(l2);
+            }
         }
         Map<String, Double> run = new LinkedHashMap<>();
         run.put("run.failed", failure == null ? 0.0 : 1.0);
@@ -262,6 +272,12 @@ public final class RunExecutor {
         run.put("run.events", Double.NaN);
         return new RunResult(point, metrics, run, List.of(), ttft, hex(trace.hash()), trace.eventCount(), failure,
                 List.copyOf(examples), System.nanoTime() - startNs);
+    }
+
+    /** The scheduler over the store {@link WarmStart} opened; says on stderr whether it starts warm and why. */
+    private static EngineScheduler warmScheduler(RunPoint point, WarmStart.Opened warm, DecisionTrace trace) {
+        System.err.println("tierlab: run " + point.index() + ": " + warm.message());
+        return new EngineScheduler(point.config().scheduler(), warm.store(), trace);
     }
 
     private static CounterSnapshot liveSnapshot(EngineScheduler scheduler, StoragePort port, long atNs, long matches,
