@@ -3,7 +3,6 @@ package tierlab.experiments;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import tierlab.model.policy.BeladyPolicy;
 import tierlab.sim.workload.MooncakeTrace;
 
 /**
@@ -79,7 +78,8 @@ public final class DemoReport {
         List<String> sentences = new ArrayList<>();
         List<String> online = curves.onlinePolicies();
         List<Long> capacities = curves.capacities();
-        boolean hasBelady = curves.policies().contains(BeladyPolicy.NAME);
+        String belady = curves.offlineBound();
+        boolean hasBelady = belady != null;
         if (online.isEmpty()) {
             return sentences;
         }
@@ -98,8 +98,8 @@ public final class DemoReport {
             first.append(" (worst: ").append(names(worstSmall)).append(", ").append(percent(worstSmallHit)).append(')');
         }
         if (hasBelady) {
-            double beladyHit = curves.point(BeladyPolicy.NAME, smallest).hitRatio();
-            first.append("; `belady` reaches ").append(percent(beladyHit));
+            double beladyHit = curves.point(belady, smallest).hitRatio();
+            first.append("; `" + belady + "` reaches ").append(percent(beladyHit));
             if (beladyHit > 0) {
                 first.append(", so the best online policy gets ").append(percent(bestSmallHit / beladyHit))
                         .append(" of the offline optimum");
@@ -119,8 +119,8 @@ public final class DemoReport {
         if (infinite > 0) {
             second.append(" (").append(percent(bestLargeHit / infinite)).append(" of it captured");
             if (hasBelady) {
-                second.append("; `belady` captures ")
-                        .append(percent(curves.point(BeladyPolicy.NAME, largest).hitRatio() / infinite));
+                second.append("; `" + belady + "` captures ")
+                        .append(percent(curves.point(belady, largest).hitRatio() / infinite));
             }
             second.append(')');
         }

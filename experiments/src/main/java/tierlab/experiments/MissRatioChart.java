@@ -18,7 +18,8 @@ import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.Marker;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-import tierlab.model.policy.BeladyPolicy;
+import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyCapability;
 
 /** The miss-ratio chart: miss ratio against capacity (log scale), one line per policy. */
 public final class MissRatioChart {
@@ -80,7 +81,7 @@ public final class MissRatioChart {
         for (String policy : curves.policies()) {
             double[] y = capacities.stream().mapToDouble(c -> curves.point(policy, c).missRatio()).toArray();
             XYSeries series = chart.addSeries(policy, x, y);
-            if (policy.equals(BeladyPolicy.NAME)) {
+            if (Policies.has(policy, PolicyCapability.NEEDS_FUTURE_REFERENCES)) {
                 series.setLineColor(BELADY_COLOR);
                 series.setMarkerColor(BELADY_COLOR);
                 series.setLineStyle(SeriesLines.DASH_DASH);

@@ -2,7 +2,8 @@ package tierlab.experiments;
 
 import java.util.List;
 import java.util.NoSuchElementException;
-import tierlab.model.policy.BeladyPolicy;
+import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyCapability;
 
 /**
  * The block-level miss-ratio curves of one trace: every policy at every capacity, plus the
@@ -49,8 +50,14 @@ public record MissRatioCurves(long references, long distinctBlocks, List<String>
         return points.get(policyIndex * capacities.size() + capacityIndex);
     }
 
+    /** The offline bound among the curves (the first policy that reads the future), or null if none. */
+    public String offlineBound() {
+        return policies.stream().filter(name -> Policies.has(name, PolicyCapability.NEEDS_FUTURE_REFERENCES))
+                .findFirst().orElse(null);
+    }
+
     /** The policies that can run in a real store: every policy but the offline optimum. */
     public List<String> onlinePolicies() {
-        return policies.stream().filter(name -> !name.equals(BeladyPolicy.NAME)).toList();
+        return policies.stream().filter(name -> !Policies.has(name, PolicyCapability.NEEDS_FUTURE_REFERENCES)).toList();
     }
 }

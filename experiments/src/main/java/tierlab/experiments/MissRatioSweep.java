@@ -3,9 +3,9 @@ package tierlab.experiments;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import tierlab.model.policy.BeladyPolicy;
 import tierlab.model.policy.CacheReplay;
 import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyCapability;
 import tierlab.model.policy.PolicyOptions;
 import tierlab.model.policy.ReplacementPolicy;
 import tierlab.model.policy.ReplayResult;
@@ -36,7 +36,7 @@ public final class MissRatioSweep {
         for (String policyName : policies) {
             for (long capacityBlocks : capacities) {
                 PolicyOptions options = PolicyOptions.defaults(capacityBlocks);
-                if (policyName.equals(BeladyPolicy.NAME)) {
+                if (Policies.has(policyName, PolicyCapability.NEEDS_FUTURE_REFERENCES)) {
                     options = options.withFutureReferences(flat);
                 }
                 ReplacementPolicy policy = Policies.create(policyName, options);

@@ -136,7 +136,7 @@ final class EngineRunner extends ScheduleRunner {
         if (scheduler.freeGpuBlockCount() != config.gpuKvBlocks()) {
             throw new HuntFailure(Check.I10, "GPU blocks leaked: " + scheduler.freeGpuBlockCount() + " of " + config.gpuKvBlocks() + " free");
         }
-        long wrong = ledger.l2Disagreements(store.index().visibleRecords(), config.tp(), store::unitOffset);
+        long wrong = store.l2Disagreements(ledger);
         if (wrong != 0) {
             throw new HuntFailure(Check.I7, wrong + " visible L2 units do not hold their key's last store: " + ledger.mismatchExamples());
         }

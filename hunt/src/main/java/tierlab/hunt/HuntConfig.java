@@ -7,6 +7,7 @@ import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
+import tierlab.model.policy.BipPolicy;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 
@@ -37,7 +38,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     public enum Level { STORE, ENGINE }
 
     /** 512 B per token and 16-token blocks: 8 KiB blocks keep real-byte runs small. */
-    public static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
+    public static final ModelShape TINY = ModelShape.TINY;
     public static final int BLOCK_TOKENS = 16;
 
     public HuntConfig {
@@ -73,9 +74,12 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
 
     public StoreSettings storeSettings() {
         Geometry geometry = geometry();
-        return new StoreSettings(geometry, l1Blocks * geometry.laneBytes(), (long) l2Slots * geometry.blockBytes(), policy,
-                4, promotionsAsHeadroom, headroomFraction, ringCount, batchL2Reads, 64 * StoreSettings.MIB, stagingSlots,
-                contiguousStaging, knownBugs, null);
+        // bip inserts at the most-recent end every 4th time (not the default 32): with L1 of a few
+        // blocks, 32 would make bip an almost pure least-recent-insertion policy.
+        return StoreSettings.builder(geometry, l1Blocks * geometry.laneBytes(), (long) l2Slots * geometry.blockBytes())
+                .policy(policy).policyParameter(BipPolicy.MRU_INTERVAL.name(), 4).promotionsAsHeadroom(promotionsAsHeadroom)
+                .headroomFraction(headroomFraction).ringCount(ringCount).batchL2Reads(batchL2Reads)
+                .stagingSlots(stagingSlots).contiguousStaging(contiguousStaging).knownBugs(knownBugs).build();
     }
 
     public SchedulerSettings schedulerSettings() {

@@ -218,7 +218,7 @@ final class StoreRunner extends ScheduleRunner {
                     + expected.present() + ")");
         }
         for (int i = 0; i < expected.newKeys().size(); i++) {
-            L2Index.Entry entry = store.index().entry(expected.newKeys().get(i));
+            L2Index.Entry entry = store.testView().l2Entry(expected.newKeys().get(i));
             if (entry == null || entry.slot() != expected.newSlots().get(i)) {
                 throw new HuntFailure(Check.I2, "writer " + writerId + "'s block " + expected.newKeys().get(i) + " claimed slot "
                         + (entry == null ? "none" : entry.slot()) + ", the reference ring gives slot " + expected.newSlots().get(i));
@@ -336,13 +336,13 @@ final class StoreRunner extends ScheduleRunner {
     private void compareIndex() {
         for (List<BlockKey> chain : chains) {
             for (BlockKey key : chain) {
-                L2Index.Entry entry = store.index().entry(key);
+                L2Index.Entry entry = store.testView().l2Entry(key);
                 int slot = entry == null ? -1 : entry.slot();
                 if (slot != ref.slotOfKey(key)) {
                     throw new HuntFailure(Check.REFERENCE, "key " + key + " is at slot " + slot + " in the index, the reference says "
                             + ref.slotOfKey(key));
                 }
-                boolean visible = store.index().visible(key) != null;
+                boolean visible = store.testView().l2Visible(key) != null;
                 if (visible != ref.visible(key)) {
                     throw new HuntFailure(Check.I8, "key " + key + " is " + (visible ? "" : "not ") + "visible, the reference says "
                             + (ref.visible(key) ? "visible" : "not visible (not every lane committed, or dropped)"));
@@ -352,7 +352,7 @@ final class StoreRunner extends ScheduleRunner {
     }
 
     private void compareRing() {
-        List<L2Ring.Run> runs = store.ring().runs();
+        List<L2Ring.Run> runs = store.testView().l2Runs();
         List<RefRing.Run> expected = ref.ring().runs();
         boolean same = runs.size() == expected.size();
         for (int i = 0; same && i < runs.size(); i++) {
@@ -393,7 +393,7 @@ final class StoreRunner extends ScheduleRunner {
         if (!ref.quiescent()) {
             throw new HuntFailure(Check.REFERENCE, "the store is quiescent but the reference still has saves in flight");
         }
-        long wrong = ledger.l2Disagreements(store.index().visibleRecords(), config.tp(), store::unitOffset);
+        long wrong = store.l2Disagreements(ledger);
         if (wrong != 0) {
             throw new HuntFailure(Check.I7, wrong + " visible L2 units do not hold their key's last store: " + ledger.mismatchExamples());
         }

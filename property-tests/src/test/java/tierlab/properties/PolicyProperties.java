@@ -59,12 +59,10 @@ class PolicyProperties {
                     long[] refs = stream.stream().mapToLong(Long::longValue).toArray();
                     long best = CacheReplay.run(Policies.create("belady", PolicyOptions.defaults(capacity).withFutureReferences(refs)),
                             capacity, refs).hits();
-                    for (String name : Policies.names()) {
-                        if (!name.equals("belady")) {
-                            long hits = CacheReplay.run(Policies.create(name, PolicyOptions.defaults(capacity)), capacity, refs).hits();
-                            if (hits > best) {
-                                return false;
-                            }
+                    for (String name : Policies.online()) {
+                        long hits = CacheReplay.run(Policies.create(name, PolicyOptions.defaults(capacity)), capacity, refs).hits();
+                        if (hits > best) {
+                            return false;
                         }
                     }
                     return true;

@@ -28,8 +28,11 @@ final class WarmRestartHarness {
     static final int PROMPTS = 20;
     static final int BLOCKS_PER_PROMPT = 4;
 
-    /** What one process saw: how its store was opened and what the run served. */
-    record Outcome(WarmStart.Opened opened, LiveRuntime.Report report) {}
+    /**
+     * What one process saw: how its store was opened, what the run served, and how many units the
+     * store showed in L2 right after opening (before the run stored anything).
+     */
+    record Outcome(WarmStart.Opened opened, LiveRuntime.Report report, long l2VisibleAtOpen) {}
 
     private WarmRestartHarness() {}
 
@@ -65,11 +68,12 @@ final class WarmRestartHarness {
                 opened.store(), opened.store().trace());
         try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(20_000, 100, 0, 10_000),
                 30_000_000_000L)) {
+            long l2VisibleAtOpen = opened.store().testView().l2VisibleCount();
             LiveRuntime.Report report = runtime.run(requests);
             if (clean) {
                 WarmStart.saveOnShutdown(opened, l2);
             }
-            return new Outcome(opened, report);
+            return new Outcome(opened, report, l2VisibleAtOpen);
         }
     }
 }

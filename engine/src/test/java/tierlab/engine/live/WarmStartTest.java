@@ -39,6 +39,7 @@ class WarmStartTest {
         for (String fragment : fragments) {
             assertTrue(message.contains(fragment), () -> "'" + fragment + "' in: " + message);
         }
+        assertEquals(0, outcome.l2VisibleAtOpen(), "a cold start shows nothing in L2");
         assertEquals(0, outcome.report().mismatches(), outcome.report().mismatchExamples().toString());
         assertEquals(0, outcome.report().loadMatches(), "a cold store has nothing in L2 to load");
     }
@@ -53,6 +54,7 @@ class WarmStartTest {
 
         Outcome second = run(l2, prompts(0, 100), true);
         assertTrue(second.opened().warm(), second.opened().message());
+        assertEquals(KEYS_PER_SET, second.l2VisibleAtOpen(), "the warm store shows the first process's units in L2");
         assertEquals(0, second.report().mismatches(), second.report().mismatchExamples().toString());
         assertEquals(KEYS_PER_SET, second.report().loadMatches(), "every block of the second process's prompts came from the first one's L2");
         assertTrue(second.report().l2ReadOps() > 0);

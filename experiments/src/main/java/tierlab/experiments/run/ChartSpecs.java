@@ -3,11 +3,6 @@ package tierlab.experiments.run;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import tierlab.experiments.CommandException;
@@ -41,7 +35,7 @@ public record ChartSpecs(Path file, String text, String name, String description
         }
         ExperimentFile spec;
         try {
-            spec = mapperFor(file).readValue(text, ExperimentFile.class);
+            spec = ExperimentParsing.mapperFor(file).readValue(text, ExperimentFile.class);
         } catch (JsonProcessingException e) {
             String line = e.getLocation() == null ? "" : ":" + e.getLocation().getLineNr();
             throw new CommandException(file + line + ": " + e.getOriginalMessage().lines().findFirst().orElse(""), e);
@@ -65,19 +59,6 @@ public record ChartSpecs(Path file, String text, String name, String description
         } catch (IOException e) {
             return null;
         }
-    }
-
-    static ObjectMapper mapperFor(Path file) {
-        String lower = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        ObjectMapper mapper;
-        if (lower.endsWith(".yaml") || lower.endsWith(".yml")) {
-            mapper = YAMLMapper.builder(new YAMLFactory()).build();
-        } else if (lower.endsWith(".json")) {
-            mapper = JsonMapper.builder().build();
-        } else {
-            throw new CommandException(file + ": an experiment file ends in .yaml, .yml or .json");
-        }
-        return mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     }
 
     /**
@@ -130,10 +111,10 @@ public record ChartSpecs(Path file, String text, String name, String description
     }
 
     private String problem(int index, ChartSection chart, Set<String> parameters, RunTables tables) {
-        if (chart.type() == null || !List.of("line", "bar", "heatmap", "cdf", "timeseries").contains(chart.type())) {
-            return problem(index, "type", "one of bar, cdf, heatmap, line, timeseries");
+        if (chart.type() == null || !ChartChecks.CHART_TYPES.contains(chart.type())) {
+            return problem(index, "type", "one of " + String.join(", ", ChartChecks.CHART_TYPES.stream().sorted().toList()));
         }
-        if (chart.file() == null || !chart.file().matches("[a-z0-9][a-z0-9-]{0,63}")) {
+        if (chart.file() == null || !ExperimentLoader.NAME.matcher(chart.file()).matches()) {
             return problem(index, "file", "a base name of lower-case letters, digits and dashes (the chart is written as"
                     + " FILE.png and FILE.svg)");
         }
@@ -150,8 +131,8 @@ public record ChartSpecs(Path file, String text, String name, String description
             }
             case "cdf" -> checks.add(chart.pass() != null && tables.passes().contains(chart.pass()) ? null
                     : problem(index, "pass", "the pass whose per-request TTFT to plot, one of " + tables.passes()));
-            default -> checks.add(chart.y() != null && ExperimentLoader.SAMPLE_SERIES.contains(chart.y()) ? null
-                    : problem(index, "y", "one of " + String.join(", ", ExperimentLoader.SAMPLE_SERIES)));
+            default -> checks.add(chart.y() != null && ChartChecks.SAMPLE_SERIES.contains(chart.y()) ? null
+                    : problem(index, "y", "one of " + String.join(", ", ChartChecks.SAMPLE_SERIES)));
         }
         if (chart.series() != null) {
             checks.add(parameter(index, "series", chart.series(), parameters));
@@ -226,7 +207,7 @@ public record ChartSpecs(Path file, String text, String name, String description
         if (text == null) {
             return 0;
         }
-        try (JsonParser parser = mapperFor(file).getFactory().createParser(text)) {
+        try (JsonParser parser = ExperimentParsing.mapperFor(file).getFactory().createParser(text)) {
             // The keys of the containers we are inside (the root's is skipped), and for each an
             // array's next index (null for an object).
             List<Object> keys = new ArrayList<>();

@@ -1,5 +1,6 @@
 package tierlab.experiments.run;
 
+import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
@@ -65,11 +66,25 @@ public record ExperimentFile(String name, String description, String label, Stri
      * of the workload's KV and free L2, how the usual alternative was configured). {@code l2File}:
      * live mode only, a persistent L2 file (relative to the experiment file's folder) that the run
      * starts warm from when its index is valid and keeps, with its index, for the next run.
+     *
+     * @param policyKnobs every other field: the replacement policies' knobs by their declared names
+     *                    ({@code mruInterval}, ...), checked by the loader against the policy registry, so
+     *                    a policy's new knob needs no field here
      */
-    public record StoreSection(Double l1CapacityGiB, Double l2CapacityGiB, String policy, Integer mruInterval,
+    public record StoreSection(Double l1CapacityGiB, Double l2CapacityGiB, String policy,
                                Boolean promotionsAsHeadroom, Double headroomFraction, Integer ringCount,
                                Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
-                               Boolean contiguousStaging, List<String> knownBugs, String baseline, String l2File) {}
+                               Boolean contiguousStaging, List<String> knownBugs, String baseline, String l2File,
+                               @JsonAnySetter Map<String, JsonNode> policyKnobs) {
+        public StoreSection {
+            policyKnobs = policyKnobs == null ? Map.of() : policyKnobs;
+        }
+
+        /** A section with every field unset. */
+        static StoreSection empty() {
+            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+        }
+    }
 
     /**
      * Fault injection (the fault model is documented in {@code tierlab.sim.fault.FaultSettings}):

@@ -100,11 +100,8 @@ public final class RunExecutor {
                 kvBytes += Workloads.storedKvBytes(pass, storeSettings.geometry());
             }
             long l1Bytes = Math.max(storeSettings.l1CapacityBytes(), (kvBytes * 5 / 4 + (1L << 30)) / 4096 * 4096);
-            storeSettings = new StoreSettings(storeSettings.geometry(), l1Bytes, Math.max(storeSettings.l2CapacityBytes(), l1Bytes),
-                    storeSettings.policy(), storeSettings.mruInterval(), storeSettings.promotionsAsHeadroom(),
-                    storeSettings.headroomFraction(), storeSettings.ringCount(), storeSettings.batchL2Reads(),
-                    storeSettings.writeBatchMaxBytes(), storeSettings.stagingSlots(), storeSettings.contiguousStaging(),
-                    storeSettings.knownBugs(), null);
+            storeSettings = storeSettings.toBuilder().l1CapacityBytes(l1Bytes)
+                    .l2CapacityBytes(Math.max(storeSettings.l2CapacityBytes(), l1Bytes)).futureReferences(null).build();
         }
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(storeSettings, trace);
@@ -193,8 +190,7 @@ public final class RunExecutor {
         // I7 at quiescence: L2 units whose bytes are not their key's (a lost or misdirected write that
         // no later load happened to read). Only meaningful once nothing is in flight.
         TieredStore store = scheduler.store();
-        long wrongL2 = failure == null ? runtime.ledger().l2Disagreements(store.index().visibleRecords(),
-                store.settings().geometry().tp(), store::unitOffset) : 0;
+        long wrongL2 = failure == null ? store.l2Disagreements(runtime.ledger()) : 0;
         Map<String, Double> run = new LinkedHashMap<>();
         run.put("run.failed", failure == null ? 0.0 : 1.0);
         run.put("run.unfinished", (double) (submitted - scheduler.finished().size()));

@@ -3,6 +3,7 @@ package tierlab.experiments.run;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tierlab.sim.metrics.PassMetric;
 import tierlab.sim.metrics.PassMetrics;
 import tierlab.sim.metrics.Sample;
 
@@ -26,7 +27,9 @@ public record RunResult(RunPoint point, List<PassMetrics> passes, Map<String, Do
     public Map<String, Double> metrics() {
         Map<String, Double> metrics = new LinkedHashMap<>();
         for (PassMetrics pass : passes) {
-            Metrics.PASS.forEach((name, extract) -> metrics.put(pass.pass() + "." + name, extract.applyAsDouble(pass)));
+            for (PassMetric metric : PassMetric.values()) {
+                metrics.put(pass.pass() + "." + metric.metricName(), pass.value(metric));
+            }
         }
         metrics.putAll(runMetrics);
         return metrics;

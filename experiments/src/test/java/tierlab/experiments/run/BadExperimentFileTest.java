@@ -110,8 +110,8 @@ class BadExperimentFileTest {
 
     @Test
     void badSweepPointIsNamedWithItsAxisValue() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", GOOD + "sweep:\n  store.policy: [lru, fifo]\n");
-        assertOneClearLine(run, "bad.yaml", "sweep point {store.policy=fifo}", "store.policy: unknown policy 'fifo'");
+        RunCommandTest.Run run = runFile("bad.yaml", GOOD + "sweep:\n  store.policy: [lru, lfu]\n");
+        assertOneClearLine(run, "bad.yaml", "sweep point {store.policy=lfu}", "store.policy: unknown policy 'lfu'");
     }
 
     @Test

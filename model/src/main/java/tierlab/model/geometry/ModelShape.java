@@ -1,5 +1,6 @@
 package tierlab.model.geometry;
 
+import tierlab.model.Registry;
 import tierlab.model.Settings;
 
 /**
@@ -14,6 +15,15 @@ public record ModelShape(String name, int layers, int kvHeads, int headDim, int 
 
     /** Qwen3-8B in bf16: 36 layers, 8 KV heads of 128 dims, the reference system's model. */
     public static final ModelShape QWEN3_8B = new ModelShape("qwen3-8b", 36, 8, 128, 2);
+
+    /** One layer, one head: 512 B of KV per token, so hybrid runs and hunts move real bytes quickly. */
+    public static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
+
+    /** The shapes an experiment file can name ({@code workload.model}), by their names. */
+    public static final Registry<ModelShape> PRESETS = Registry.<ModelShape>of("model")
+            .add(QWEN3_8B.name(), QWEN3_8B)
+            .add(TINY.name(), TINY)
+            .build();
 
     public ModelShape {
         Settings.positive("model.layers", layers);

@@ -15,6 +15,10 @@ public final class BipPolicy extends RecencyListPolicy {
 
     public static final String NAME = "bip";
 
+    /** One insertion in this many goes to the most-recent end [32]; 1 makes bip behave as lru. */
+    public static final PolicyParameter<Integer> MRU_INTERVAL = PolicyParameter.atLeast("mruInterval", 32, 1,
+            "one insertion in this many enters at the most-recent end");
+
     private final int mruInterval;
     private long insertions;
 

@@ -1,52 +1,119 @@
 package tierlab.model.policy;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
- * The registry of replacement policies by stable name, the names that experiment files, charts and
- * the store use. The order of {@link #names()} is fixed so sweeps and tables list policies the
- * same way every time.
+ * The registry of replacement policies: one entry per policy with its stable name, its knobs and
+ * its capabilities. Experiment files, charts, the store and the replay all find policies here; none
+ * of them names a particular policy. The order of {@link #names()} is fixed so sweeps and tables
+ * list policies the same way every time; a new policy goes at the end.
  */
 public final class Policies {
 
-    private static final List<String> NAMES = List.of(
-            LruPolicy.NAME,
-            PrefixLruPolicy.NAME,
-            BipPolicy.NAME,
-            ArcPolicy.NAME,
-            S3FifoPolicy.NAME,
-            SievePolicy.NAME,
-            BeladyPolicy.NAME);
+    private static final List<PolicyKind> KINDS = List.of(
+            PolicyKind.plain(LruPolicy.NAME, "least recently used", options -> new LruPolicy()),
+            PolicyKind.plain(PrefixLruPolicy.NAME, "prefix-aware LRU: older groups first, a prefix's suffix before its head",
+                    options -> new PrefixLruPolicy()),
+            new PolicyKind(BipPolicy.NAME, "bimodal insertion: most new keys enter at the least-recent end",
+                    List.of(BipPolicy.MRU_INTERVAL), Set.of(), options -> new BipPolicy(options.get(BipPolicy.MRU_INTERVAL))),
+            PolicyKind.plain(ArcPolicy.NAME, "adaptive replacement cache (recency and frequency lists, ghost lists)",
+                    options -> new ArcPolicy(options.capacityEntries())),
+            PolicyKind.plain(S3FifoPolicy.NAME, "S3-FIFO: a small probationary FIFO, a main FIFO and a ghost list",
+                    options -> new S3FifoPolicy(options.capacityEntries())),
+            PolicyKind.plain(SievePolicy.NAME, "SIEVE: a FIFO whose hand skips keys visited since it last passed",
+                    options -> new SievePolicy()),
+            new PolicyKind(BeladyPolicy.NAME, "Belady's MIN: evict the key whose next use is farthest away", List.of(),
+                    Set.of(PolicyCapability.NEEDS_FUTURE_REFERENCES),
+                    options -> new BeladyPolicy(options.futureReferences())),
+            PolicyKind.plain(FifoPolicy.NAME, "first in, first out: insertion order, hits do not reorder",
+                    options -> new FifoPolicy()));
+
+    private static final Map<String, PolicyKind> BY_NAME = byName();
+    private static final List<String> NAMES = KINDS.stream().map(PolicyKind::name).toList();
+    private static final List<String> ONLINE = KINDS.stream().filter(PolicyKind::online).map(PolicyKind::name).toList();
+    private static final List<PolicyParameter<?>> PARAMETERS = parameterList();
 
     private Policies() {
     }
 
-    /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady. */
+    private static Map<String, PolicyKind> byName() {
+        Map<String, PolicyKind> byName = new LinkedHashMap<>();
+        for (PolicyKind kind : KINDS) {
+            if (byName.put(kind.name(), kind) != null) {
+                throw new IllegalStateException("policy '" + kind.name() + "' is registered twice");
+            }
+        }
+        return byName;
+    }
+
+    private static List<PolicyParameter<?>> parameterList() {
+        // Two policies may share a knob (same name, same meaning); it is listed once.
+        Map<String, PolicyParameter<?>> byName = new LinkedHashMap<>();
+        for (PolicyKind kind : KINDS) {
+            for (PolicyParameter<?> parameter : kind.parameters()) {
+                PolicyParameter<?> earlier = byName.putIfAbsent(parameter.name(), parameter);
+                if (earlier != null && earlier != parameter) {
+                    throw new IllegalStateException("policy parameter '" + parameter.name()
+                            + "' is declared twice; share one declaration");
+                }
+            }
+        }
+        return List.copyOf(new ArrayList<>(byName.values()));
+    }
+
+    /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo. */
     public static List<String> names() {
         return NAMES;
     }
 
-    /**
-     * A new, empty policy of the given name. Throws {@link IllegalArgumentException} with a message
-     * naming the setting for an unknown name, missing options, or a {@code belady} without a trace.
-     */
-    public static ReplacementPolicy create(String name, PolicyOptions options) {
+    /** The names of the policies a running store can use (no future references needed), in registry order. */
+    public static List<String> online() {
+        return ONLINE;
+    }
+
+    /** Every registry entry, in registry order. */
+    public static List<PolicyKind> kinds() {
+        return KINDS;
+    }
+
+    /** Every knob of every policy, in registry order, each once. */
+    public static List<PolicyParameter<?>> parameters() {
+        return PARAMETERS;
+    }
+
+    /** The entry of {@code name}; the message of an unknown or missing name lists the known ones. */
+    public static PolicyKind kind(String name) {
         if (name == null) {
             throw new IllegalArgumentException("policy: name is missing (known: " + String.join(", ", NAMES) + ")");
         }
+        PolicyKind kind = BY_NAME.get(name);
+        if (kind == null) {
+            throw new IllegalArgumentException(
+                    "policy: unknown policy '" + name + "' (known: " + String.join(", ", NAMES) + ")");
+        }
+        return kind;
+    }
+
+    /** Whether {@code name} is registered and declares {@code capability}. */
+    public static boolean has(String name, PolicyCapability capability) {
+        PolicyKind kind = BY_NAME.get(name);
+        return kind != null && kind.has(capability);
+    }
+
+    /**
+     * A new, empty policy of the given name. Throws {@link IllegalArgumentException} with a message
+     * naming the setting for an unknown name, missing options, or a policy that needs the future
+     * reference stream without one.
+     */
+    public static ReplacementPolicy create(String name, PolicyOptions options) {
+        PolicyKind kind = kind(name);
         if (options == null) {
             throw new IllegalArgumentException("policy '" + name + "': options are missing");
         }
-        return switch (name) {
-            case LruPolicy.NAME -> new LruPolicy();
-            case PrefixLruPolicy.NAME -> new PrefixLruPolicy();
-            case BipPolicy.NAME -> new BipPolicy(options.mruInterval());
-            case ArcPolicy.NAME -> new ArcPolicy(options.capacityEntries());
-            case S3FifoPolicy.NAME -> new S3FifoPolicy(options.capacityEntries());
-            case SievePolicy.NAME -> new SievePolicy();
-            case BeladyPolicy.NAME -> new BeladyPolicy(options.futureReferences());
-            default -> throw new IllegalArgumentException(
-                    "policy: unknown policy '" + name + "' (known: " + String.join(", ", NAMES) + ")");
-        };
+        return kind.factory().apply(options);
     }
 }

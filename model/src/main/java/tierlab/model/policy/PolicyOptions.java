@@ -3,41 +3,43 @@ package tierlab.model.policy;
 import java.util.Arrays;
 
 /**
- * The settings a replacement policy may need, one record for all of them; each policy reads only
- * its own.
+ * What a replacement policy is built from: the cache size, its knobs, and, for policies that
+ * declare {@link PolicyCapability#NEEDS_FUTURE_REFERENCES}, the future reference stream. Each
+ * policy reads only its own knobs, through its declared {@link PolicyParameter}s.
  *
  * @param capacityEntries  the cache capacity in entries (blocks); sizes ARC's and S3-FIFO's
  *                         queues and ghost lists. At least 1.
- * @param mruInterval      for {@code bip}: one in this many insertions goes to the most-recent end
- *                         [32]. At least 1.
- * @param futureReferences for {@code belady}: the future reference stream (keys in the order they
- *                         will be inserted or accessed); {@code null} for every other policy. The
- *                         array is shared, not copied (traces are large), and must not change.
+ * @param parameters       the knobs; an unset knob reads as its declared default
+ * @param futureReferences the future reference stream (keys in the order they will be inserted or
+ *                         accessed) for a policy that needs it, else {@code null}. The array is
+ *                         shared, not copied (traces are large), and must not change.
  */
-public record PolicyOptions(long capacityEntries, int mruInterval, long[] futureReferences) {
-
-    public static final int DEFAULT_MRU_INTERVAL = 32;
+public record PolicyOptions(long capacityEntries, PolicyParameters parameters, long[] futureReferences) {
 
     public PolicyOptions {
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
-        if (mruInterval < 1) {
-            throw new IllegalArgumentException("mruInterval must be >= 1, was " + mruInterval);
-        }
+        parameters = parameters == null ? PolicyParameters.defaults() : parameters;
     }
 
     /** The reference system's defaults for a cache of {@code capacityEntries}, without a future trace. */
     public static PolicyOptions defaults(long capacityEntries) {
-        return new PolicyOptions(capacityEntries, DEFAULT_MRU_INTERVAL, null);
+        return new PolicyOptions(capacityEntries, PolicyParameters.defaults(), null);
     }
 
-    public PolicyOptions withMruInterval(int newMruInterval) {
-        return new PolicyOptions(capacityEntries, newMruInterval, futureReferences);
+    /** The value of one knob (its default when not set). */
+    public <T> T get(PolicyParameter<T> parameter) {
+        return parameters.get(parameter);
+    }
+
+    /** The same options with one knob set (checked against its declaration). */
+    public PolicyOptions with(String parameterName, Object value) {
+        return new PolicyOptions(capacityEntries, parameters.with(parameterName, value), futureReferences);
     }
 
     public PolicyOptions withFutureReferences(long[] newFutureReferences) {
-        return new PolicyOptions(capacityEntries, mruInterval, newFutureReferences);
+        return new PolicyOptions(capacityEntries, parameters, newFutureReferences);
     }
 
     // The generated record members would compare and print the array by identity; options are
@@ -47,18 +49,18 @@ public record PolicyOptions(long capacityEntries, int mruInterval, long[] future
     public boolean equals(Object other) {
         return other instanceof PolicyOptions that
                 && capacityEntries == that.capacityEntries
-                && mruInterval == that.mruInterval
+                && parameters.equals(that.parameters)
                 && Arrays.equals(futureReferences, that.futureReferences);
     }
 
     @Override
     public int hashCode() {
-        return 31 * (31 * Long.hashCode(capacityEntries) + mruInterval) + Arrays.hashCode(futureReferences);
+        return 31 * (31 * Long.hashCode(capacityEntries) + parameters.hashCode()) + Arrays.hashCode(futureReferences);
     }
 
     @Override
     public String toString() {
-        return "PolicyOptions[capacityEntries=" + capacityEntries + ", mruInterval=" + mruInterval
+        return "PolicyOptions[capacityEntries=" + capacityEntries + ", parameters=" + parameters
                 + ", futureReferences=" + (futureReferences == null ? "none" : futureReferences.length + " references")
                 + "]";
     }

@@ -4,9 +4,10 @@ import java.util.function.LongPredicate;
 import tierlab.model.util.OffsetTable;
 
 /**
- * The shared machinery of {@code lru} and {@code bip}: one node per resident key in a
+ * The shared machinery of {@code lru}, {@code bip} and {@code fifo}: one node per resident key in a
  * {@link OffsetTable} for lookup, and one {@link KeyList} from least recent (tail) to most recent
- * (head) for every decision. The two policies differ only in where a new key enters the list.
+ * (head) for every decision. The policies differ only in where a new key enters the list and
+ * whether an access moves it.
  */
 final class RecencyList {
 
@@ -39,6 +40,13 @@ final class RecencyList {
             throw PolicyPreconditions.notResident(policyName, "onAccess", key);
         }
         recency.moveToNewest(node);
+    }
+
+    /** Fails unless {@code key} is resident; a hit that must not reorder still has to be a hit. */
+    void requireResident(long key, String operation) {
+        if (nodesByKey.get(key) == null) {
+            throw PolicyPreconditions.notResident(policyName, operation, key);
+        }
     }
 
     void remove(long key) {

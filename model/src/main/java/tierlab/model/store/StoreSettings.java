@@ -1,19 +1,27 @@
 package tierlab.model.store;
 
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 import tierlab.model.KnownBug;
 import tierlab.model.Settings;
 import tierlab.model.geometry.Geometry;
+import tierlab.model.policy.BipPolicy;
+import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyCapability;
+import tierlab.model.policy.PolicyOptions;
+import tierlab.model.policy.PolicyParameters;
 
 /**
- * Every knob of the tiered store, with the reference system's defaults (TIERED_STORE.md numbers
- * in brackets). Validation happens here so a bad value fails with a message naming the setting.
+ * Every knob of the tiered store, with the reference system's defaults (numbers in brackets).
+ * Validation happens here so a bad value fails with a message naming the setting. Build and copy
+ * it through {@link #builder} and {@link #toBuilder()}: a new knob is one component and one builder
+ * line, and no caller spells the components out in order.
  *
  * @param l1CapacityBytes        pinned host pool size; a multiple of 4 KiB
  * @param l2CapacityBytes        L2 file size; holds {@code l2CapacityBytes / blockBytes} slots
- * @param policy                 L1 replacement policy name ({@code lru}, {@code bip}, ...)
- * @param mruInterval            for {@code bip}: one insertion in this many goes to the most-recent end [32]
+ * @param policy                 L1 replacement policy name ({@code lru}, {@code bip}, ...), one of {@link Policies#names()}
+ * @param policyParameters       the policies' knobs (e.g. {@code bip}'s mruInterval [32]); unset ones read as their defaults
  * @param promotionsAsHeadroom   promotions become headroom entries, evicted first and allowed to fill L1 [true]
  * @param headroomFraction       save-admission headroom as a fraction of L1 [0.05]
  * @param ringCount              most L2 reads grouped into one submission batch [8]
@@ -22,12 +30,12 @@ import tierlab.model.geometry.Geometry;
  * @param stagingSlots           concurrent GPU → L1 staging copies (FIFO semaphore)
  * @param contiguousStaging      stage a grouped store's adjacent slots in one L1 span (false: per slot)
  * @param knownBugs              races to re-introduce (ablation); empty by default
- * @param futureReferences       for {@code belady}: the unit reference stream of a previous run, else null
+ * @param futureReferences       for a policy that needs the future: the unit reference stream of a previous run, else null
  */
 public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2CapacityBytes, String policy,
-                            int mruInterval, boolean promotionsAsHeadroom, double headroomFraction, int ringCount,
-                            boolean batchL2Reads, long writeBatchMaxBytes, int stagingSlots, boolean contiguousStaging,
-                            Set<KnownBug> knownBugs, long[] futureReferences) {
+                            PolicyParameters policyParameters, boolean promotionsAsHeadroom, double headroomFraction,
+                            int ringCount, boolean batchL2Reads, long writeBatchMaxBytes, int stagingSlots,
+                            boolean contiguousStaging, Set<KnownBug> knownBugs, long[] futureReferences) {
 
     public static final long MIB = 1L << 20;
     public static final long GIB = 1L << 30;
@@ -49,14 +57,15 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
         if (policy == null || policy.isBlank()) {
             throw new IllegalArgumentException("policy must be set");
         }
-        if (!tierlab.model.policy.Policies.names().contains(policy)) {
+        if (!Policies.names().contains(policy)) {
             throw new IllegalArgumentException("policy: unknown policy '" + policy + "' (known: "
-                    + String.join(", ", tierlab.model.policy.Policies.names()) + ")");
+                    + String.join(", ", Policies.names()) + ")");
         }
-        if (policy.equals("belady") && futureReferences == null) {
-            throw new IllegalArgumentException("policy 'belady' needs futureReferences (the future reference stream)");
+        if (Policies.has(policy, PolicyCapability.NEEDS_FUTURE_REFERENCES) && futureReferences == null) {
+            throw new IllegalArgumentException("policy '" + policy
+                    + "' needs futureReferences (the future reference stream)");
         }
-        Settings.positive("mruInterval", mruInterval);
+        policyParameters = policyParameters == null ? PolicyParameters.defaults() : policyParameters;
         if (!(headroomFraction >= 0 && headroomFraction < 1)) {
             throw new IllegalArgumentException("headroomFraction must be in [0, 1), was " + headroomFraction);
         }
@@ -64,14 +73,23 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
         Settings.pageAligned("writeBatchMaxBytes", writeBatchMaxBytes);
         Settings.positive("stagingSlots", stagingSlots);
         // An EnumSet: has() is asked on hot paths (inside eviction scans), and a bit test is cheap.
-        knownBugs = java.util.Collections.unmodifiableSet(knownBugs == null || knownBugs.isEmpty()
+        knownBugs = Collections.unmodifiableSet(knownBugs == null || knownBugs.isEmpty()
                 ? EnumSet.noneOf(KnownBug.class) : EnumSet.copyOf(knownBugs));
+    }
+
+    /** A builder with the reference defaults for a geometry and the two capacities. */
+    public static Builder builder(Geometry geometry, long l1CapacityBytes, long l2CapacityBytes) {
+        return new Builder(geometry, l1CapacityBytes, l2CapacityBytes);
     }
 
     /** The reference defaults for a geometry and the two capacities. */
     public static StoreSettings defaults(Geometry geometry, long l1CapacityBytes, long l2CapacityBytes) {
-        return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, "lru", 32, true, 0.05, 8, true,
-                64 * MIB, 4, true, Set.of(), null);
+        return builder(geometry, l1CapacityBytes, l2CapacityBytes).build();
+    }
+
+    /** A builder holding these settings, to change a few and build a copy. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
     public long slotCount() {
@@ -93,33 +111,105 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
         return knownBugs.contains(bug);
     }
 
+    /**
+     * The options the replacement policy is built from: every knob, generically, so a new policy's
+     * knob reaches it without a change here or in the store.
+     */
+    public PolicyOptions policyOptions(long capacityEntries, long[] futureKeys) {
+        return new PolicyOptions(capacityEntries, policyParameters, futureKeys);
+    }
+
+    /**
+     * {@code bip}'s interval. Only for the store's constructor, which still builds its policy options
+     * from this one knob; once it calls {@link #policyOptions} this accessor can go.
+     */
+    public int mruInterval() {
+        return policyParameters.get(BipPolicy.MRU_INTERVAL);
+    }
+
     public StoreSettings withPolicy(String newPolicy) {
-        return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, newPolicy, mruInterval, promotionsAsHeadroom,
-                headroomFraction, ringCount, batchL2Reads, writeBatchMaxBytes, stagingSlots, contiguousStaging, knownBugs, futureReferences);
+        return toBuilder().policy(newPolicy).build();
     }
 
     public StoreSettings withPromotionsAsHeadroom(boolean asHeadroom) {
-        return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, policy, mruInterval, asHeadroom,
-                headroomFraction, ringCount, batchL2Reads, writeBatchMaxBytes, stagingSlots, contiguousStaging, knownBugs, futureReferences);
+        return toBuilder().promotionsAsHeadroom(asHeadroom).build();
     }
 
     public StoreSettings withKnownBugs(Set<KnownBug> bugs) {
-        return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, policy, mruInterval, promotionsAsHeadroom,
-                headroomFraction, ringCount, batchL2Reads, writeBatchMaxBytes, stagingSlots, contiguousStaging, bugs, futureReferences);
+        return toBuilder().knownBugs(bugs).build();
     }
 
     public StoreSettings withStaging(int slots, boolean contiguous) {
-        return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, policy, mruInterval, promotionsAsHeadroom,
-                headroomFraction, ringCount, batchL2Reads, writeBatchMaxBytes, slots, contiguous, knownBugs, futureReferences);
+        return toBuilder().stagingSlots(slots).contiguousStaging(contiguous).build();
     }
 
     public StoreSettings withReadBatching(int rings, boolean batched) {
-        return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, policy, mruInterval, promotionsAsHeadroom,
-                headroomFraction, rings, batched, writeBatchMaxBytes, stagingSlots, contiguousStaging, knownBugs, futureReferences);
+        return toBuilder().ringCount(rings).batchL2Reads(batched).build();
     }
 
     public StoreSettings withHeadroomFraction(double fraction) {
-        return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, policy, mruInterval, promotionsAsHeadroom,
-                fraction, ringCount, batchL2Reads, writeBatchMaxBytes, stagingSlots, contiguousStaging, knownBugs, futureReferences);
+        return toBuilder().headroomFraction(fraction).build();
+    }
+
+    /** Collects knobs; {@link #build()} validates them all at once through the record's constructor. */
+    public static final class Builder {
+        private Geometry geometry;
+        private long l1CapacityBytes;
+        private long l2CapacityBytes;
+        private String policy = "lru";
+        private PolicyParameters policyParameters = PolicyParameters.defaults();
+        private boolean promotionsAsHeadroom = true;
+        private double headroomFraction = 0.05;
+        private int ringCount = 8;
+        private boolean batchL2Reads = true;
+        private long writeBatchMaxBytes = 64 * MIB;
+        private int stagingSlots = 4;
+        private boolean contiguousStaging = true;
+        private Set<KnownBug> knownBugs = Set.of();
+        private long[] futureReferences;
+
+        private Builder(Geometry geometry, long l1CapacityBytes, long l2CapacityBytes) {
+            this.geometry = geometry;
+            this.l1CapacityBytes = l1CapacityBytes;
+            this.l2CapacityBytes = l2CapacityBytes;
+        }
+
+        private Builder(StoreSettings from) {
+            this(from.geometry, from.l1CapacityBytes, from.l2CapacityBytes);
+            policy = from.policy;
+            policyParameters = from.policyParameters;
+            promotionsAsHeadroom = from.promotionsAsHeadroom;
+            headroomFraction = from.headroomFraction;
+            ringCount = from.ringCount;
+            batchL2Reads = from.batchL2Reads;
+            writeBatchMaxBytes = from.writeBatchMaxBytes;
+            stagingSlots = from.stagingSlots;
+            contiguousStaging = from.contiguousStaging;
+            knownBugs = from.knownBugs;
+            futureReferences = from.futureReferences;
+        }
+
+        public Builder geometry(Geometry value) { geometry = value; return this; }
+        public Builder l1CapacityBytes(long value) { l1CapacityBytes = value; return this; }
+        public Builder l2CapacityBytes(long value) { l2CapacityBytes = value; return this; }
+        public Builder policy(String value) { policy = value; return this; }
+        public Builder policyParameters(PolicyParameters value) { policyParameters = value; return this; }
+        /** Sets one policy knob by its declared name (checked against the registry at once). */
+        public Builder policyParameter(String name, Object value) { policyParameters = policyParameters.with(name, value); return this; }
+        public Builder promotionsAsHeadroom(boolean value) { promotionsAsHeadroom = value; return this; }
+        public Builder headroomFraction(double value) { headroomFraction = value; return this; }
+        public Builder ringCount(int value) { ringCount = value; return this; }
+        public Builder batchL2Reads(boolean value) { batchL2Reads = value; return this; }
+        public Builder writeBatchMaxBytes(long value) { writeBatchMaxBytes = value; return this; }
+        public Builder stagingSlots(int value) { stagingSlots = value; return this; }
+        public Builder contiguousStaging(boolean value) { contiguousStaging = value; return this; }
+        public Builder knownBugs(Set<KnownBug> value) { knownBugs = value; return this; }
+        public Builder futureReferences(long[] value) { futureReferences = value; return this; }
+
+        public StoreSettings build() {
+            return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, policy, policyParameters,
+                    promotionsAsHeadroom, headroomFraction, ringCount, batchL2Reads, writeBatchMaxBytes, stagingSlots,
+                    contiguousStaging, knownBugs, futureReferences);
+        }
     }
 }

@@ -16,6 +16,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyCapability;
 import tierlab.model.policy.PolicyOptions;
 import tierlab.model.policy.ReplacementPolicy;
 
@@ -37,7 +38,7 @@ import tierlab.model.policy.ReplacementPolicy;
 public class PolicyBenchmark {
     static final int STREAM = 1 << 20;
 
-    @Param({"lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady"})
+    @Param({"lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady", "fifo"})
     public String policyName;
 
     @Param({"29127"})
@@ -57,8 +58,8 @@ public class PolicyBenchmark {
             double u = random.nextDouble();
             references[i] = (long) (universe * u * u);
         }
-        long[] future = policyName.equals("belady") ? repeat(references, 64) : null;
-        policy = Policies.create(policyName, new PolicyOptions(capacity, 32, future));
+        long[] future = Policies.has(policyName, PolicyCapability.NEEDS_FUTURE_REFERENCES) ? repeat(references, 64) : null;
+        policy = Policies.create(policyName, PolicyOptions.defaults(capacity).withFutureReferences(future));
         cursor = 0;
     }
 

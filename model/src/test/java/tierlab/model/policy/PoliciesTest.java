@@ -11,7 +11,8 @@ final class PoliciesTest {
 
     @Test
     void namesAreStableAndInTheDocumentedOrder() {
-        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady"), Policies.names());
+        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady", "fifo"), Policies.names());
+        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "fifo"), Policies.online());
         assertThrows(UnsupportedOperationException.class, () -> Policies.names().add("mine"));
     }
 
@@ -28,18 +29,19 @@ final class PoliciesTest {
 
     @Test
     void optionsReachThePolicies() {
-        BipPolicy bip = (BipPolicy) Policies.create("bip", PolicyOptions.defaults(8).withMruInterval(5));
+        BipPolicy bip = (BipPolicy) Policies.create("bip", PolicyOptions.defaults(8).with("mruInterval", 5));
         assertEquals(5, bip.mruInterval());
         S3FifoPolicy s3fifo = (S3FifoPolicy) Policies.create("s3-fifo", PolicyOptions.defaults(200));
         assertEquals(20, s3fifo.smallTargetSize());
-        assertEquals(32, PolicyOptions.defaults(8).mruInterval());
+        assertEquals(32, PolicyOptions.defaults(8).get(BipPolicy.MRU_INTERVAL));
+        assertEquals(32, ((BipPolicy) Policies.create("bip", PolicyOptions.defaults(8))).mruInterval());
     }
 
     @Test
     void unknownNameListsTheKnownOnes() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
                 () -> Policies.create("foo", PolicyOptions.defaults(8)));
-        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady)",
+        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo)",
                 error.getMessage());
     }
 
@@ -63,11 +65,44 @@ final class PoliciesTest {
     @Test
     void badOptionsNameTheSetting() {
         IllegalArgumentException interval = assertThrows(IllegalArgumentException.class,
-                () -> PolicyOptions.defaults(8).withMruInterval(0));
+                () -> PolicyOptions.defaults(8).with("mruInterval", 0));
         assertEquals("mruInterval must be >= 1, was 0", interval.getMessage());
         IllegalArgumentException capacity = assertThrows(IllegalArgumentException.class,
                 () -> PolicyOptions.defaults(0));
         assertEquals("capacityEntries must be >= 1, was 0", capacity.getMessage());
+    }
+
+    @Test
+    void capabilitiesReplaceNameChecks() {
+        for (PolicyKind kind : Policies.kinds()) {
+            boolean needsFuture = kind.has(PolicyCapability.NEEDS_FUTURE_REFERENCES);
+            assertEquals(!needsFuture, Policies.online().contains(kind.name()), kind.name());
+            if (needsFuture) {
+                // A policy that declares the need refuses to start without the stream.
+                assertThrows(IllegalArgumentException.class, () -> Policies.create(kind.name(), PolicyOptions.defaults(8)));
+            } else {
+                assertEquals(kind.name(), Policies.create(kind.name(), PolicyOptions.defaults(8)).name());
+            }
+        }
+        assertTrue(Policies.has("belady", PolicyCapability.NEEDS_FUTURE_REFERENCES));
+        assertTrue(!Policies.has("no-such-policy", PolicyCapability.NEEDS_FUTURE_REFERENCES));
+    }
+
+    @Test
+    void parametersAreDeclaredOnceWithTheirDefaultsAndDocs() {
+        assertEquals(List.of("mruInterval"), Policies.parameters().stream().map(PolicyParameter::name).toList());
+        PolicyParameter<?> interval = Policies.parameters().getFirst();
+        assertEquals(32, interval.defaultValue());
+        assertEquals("a whole number", interval.typeName());
+        assertTrue(!interval.doc().isBlank());
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> PolicyParameters.of(java.util.Map.of("mruIntervall", 4)));
+        assertEquals("policy parameter 'mruIntervall' is unknown (known: mruInterval)", unknown.getMessage());
+        IllegalArgumentException wrongType = assertThrows(IllegalArgumentException.class,
+                () -> PolicyParameters.of(java.util.Map.of("mruInterval", "four")));
+        assertEquals("mruInterval must be a whole number, was four", wrongType.getMessage());
+        // A whole number that arrives as a long (as a parser hands it over) is taken as the int it is.
+        assertEquals(4, PolicyParameters.of(java.util.Map.of("mruInterval", 4L)).get(BipPolicy.MRU_INTERVAL));
     }
 
     @Test
@@ -77,7 +112,11 @@ final class PoliciesTest {
         assertEquals(first, second);
         assertEquals(first.hashCode(), second.hashCode());
         assertTrue(!first.equals(PolicyOptions.defaults(8).withFutureReferences(new long[] {2, 1})));
-        assertEquals("PolicyOptions[capacityEntries=8, mruInterval=32, futureReferences=2 references]",
+        assertEquals("PolicyOptions[capacityEntries=8, parameters={}, futureReferences=2 references]",
                 first.toString());
+        // A knob set to its default is the same options as one left unset.
+        assertEquals(PolicyOptions.defaults(8), PolicyOptions.defaults(8).with("mruInterval", 32));
+        assertEquals("PolicyOptions[capacityEntries=8, parameters={mruInterval=4}, futureReferences=none]",
+                PolicyOptions.defaults(8).with("mruInterval", 4).toString());
     }
 }

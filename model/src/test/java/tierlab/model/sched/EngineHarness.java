@@ -81,7 +81,7 @@ final class EngineHarness {
         if (ledger.loadMismatches() != 0) {
             throw new AssertionError("I6: " + ledger.loadMismatches() + " load mismatches: " + ledger.mismatchExamples());
         }
-        long wrongL2 = ledger.l2Disagreements(store.index().visibleRecords(), store.settings().geometry().tp(), store::unitOffset);
+        long wrongL2 = store.l2Disagreements(ledger);
         if (wrongL2 != 0) {
             throw new AssertionError("I7: " + wrongL2 + " L2 units do not hold their key: " + ledger.mismatchExamples());
         }

@@ -72,9 +72,11 @@ class ModelFuzzTest {
                 List<List<Req>> waves, long driveSeed, Set<tierlab.model.KnownBug> knownBugs) {
 
         StoreSettings storeSettings() {
-            return new StoreSettings(new Geometry(TINY, BLOCK_TOKENS, tp), l1Blocks * BLOCK_BYTES, l2Blocks * BLOCK_BYTES,
-                    policy, mruInterval, promotionsAsHeadroom, headroomFraction, ringCount, batchL2Reads, writeBatchMaxBytes,
-                    stagingSlots, contiguousStaging, knownBugs, null);
+            return StoreSettings.builder(new Geometry(TINY, BLOCK_TOKENS, tp), l1Blocks * BLOCK_BYTES, l2Blocks * BLOCK_BYTES)
+                    .policy(policy).policyParameter("mruInterval", mruInterval).promotionsAsHeadroom(promotionsAsHeadroom)
+                    .headroomFraction(headroomFraction).ringCount(ringCount).batchL2Reads(batchL2Reads)
+                    .writeBatchMaxBytes(writeBatchMaxBytes).stagingSlots(stagingSlots).contiguousStaging(contiguousStaging)
+                    .knownBugs(knownBugs).build();
         }
 
         /** The same case with race fixes switched off (ablation hunting). */
@@ -147,8 +149,7 @@ class ModelFuzzTest {
         int tp = 1 + rnd.nextInt(2);
         int l1Blocks = 2 + rnd.nextInt(39);
         int l2Blocks = 2 + rnd.nextInt(199);
-        List<String> policies = new ArrayList<>(Policies.names());
-        policies.remove("belady");
+        List<String> policies = Policies.online();
         String policy = policies.get(rnd.nextInt(policies.size()));
         int mruInterval = new int[] {1, 2, 4, 32}[rnd.nextInt(4)];
         boolean promotionsAsHeadroom = rnd.nextBoolean();
@@ -320,7 +321,7 @@ class ModelFuzzTest {
             assertEquals(List.of(), store.leftovers(), "wave " + w + ": I10 leftovers");
             assertEquals(0, ledger.loadMismatches(), "wave " + w + ": I6 load mismatches " + ledger.mismatchExamples());
             assertEquals(0, ledger.stagingMismatches(), "wave " + w + ": staging mismatches (R10) " + ledger.mismatchExamples());
-            long wrongL2 = ledger.l2Disagreements(store.index().visibleRecords(), store.settings().geometry().tp(), store::unitOffset);
+            long wrongL2 = store.l2Disagreements(ledger);
             assertEquals(0, wrongL2, "wave " + w + ": I7 L2 units not holding their key " + ledger.mismatchExamples());
         }
     }

@@ -47,7 +47,7 @@ class OutdatedPromotionOverHeldUnitTest {
         h.save(1, A, 0);
         h.drain();
         long unit = h.unitsOf(A).get(0);
-        assertTrue(h.store.isResident(unit));
+        assertTrue(h.store.testView().isResident(unit));
         assertEquals(LeaseStatus.LEASED, h.lookup(Y, A).leaseStatus());
         h.save(2, C, 10);
         h.drain();
@@ -57,8 +57,8 @@ class OutdatedPromotionOverHeldUnitTest {
 
         h.save(3, B, 20);
         assertEquals(unit, h.unitsOf(B).get(0), "the ring gave A's slot to B");
-        assertNull(h.store.index().entry(A.get(0)), "A left the index with its run");
-        assertFalse(h.store.isResident(unit), "A's L1 copy left L1 with it (Y still holds the slice)");
+        assertNull(h.store.testView().l2Entry(A.get(0)), "A left the index with its run");
+        assertFalse(h.store.testView().isResident(unit), "A's L1 copy left L1 with it (Y still holds the slice)");
         assertTrue(h.pendingOf(IoOp.CopyFromGpu.class).isEmpty(), "B waits for Y's lease on unit u");
 
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, outdatedA));
@@ -69,7 +69,7 @@ class OutdatedPromotionOverHeldUnitTest {
 
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_STALE));
         assertEquals(0, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED));
-        assertFalse(h.store.isResident(unit), "nothing was published at a unit A no longer owns");
+        assertFalse(h.store.testView().isResident(unit), "nothing was published at a unit A no longer owns");
         assertEquals(List.of(new StoreEvent.AcquireDone(X, false)),
                 h.events().stream().filter(e -> e instanceof StoreEvent.AcquireDone).toList());
 

@@ -58,7 +58,7 @@ class RaceR01StalePromotionTest {
         long unit = h.unitsOf(A).get(0);
         h.save(2, C, 10);
         h.drain();
-        assertFalse(h.store.isResident(unit), "save admission evicted A from L1");
+        assertFalse(h.store.testView().isResident(unit), "save admission evicted A from L1");
 
         LookupResult hitA = h.lookup(X, A);
         assertEquals(HitClass.L2, hitA.hitClass());
@@ -66,9 +66,9 @@ class RaceR01StalePromotionTest {
 
         h.save(3, B, 20);
         assertEquals(unit, h.unitsOf(B).get(0), "the ring gave A's slot to B");
-        assertNull(h.store.index().entry(A.get(0)), "A left the index with its run");
+        assertNull(h.store.testView().l2Entry(A.get(0)), "A left the index with its run");
         h.complete(h.first(IoOp.CopyFromGpu.class));
-        assertTrue(h.store.isResident(unit), "B is resident at A's old unit");
+        assertTrue(h.store.testView().isResident(unit), "B is resident at A's old unit");
         IoOp.L2Write writeB = h.first(IoOp.L2Write.class);
         assertEquals(unit, writeB.l2Offset());
 
@@ -94,7 +94,7 @@ class RaceR01StalePromotionTest {
         h.release(X);
 
         // B kept its own resident slice: a fresh lookup is an L1 hit and loads B's bytes.
-        assertTrue(h.store.isResident(unit));
+        assertTrue(h.store.testView().isResident(unit));
         LookupResult hitB = h.lookup(Y, B);
         assertEquals(HitClass.L1, hitB.hitClass());
         assertEquals(LeaseStatus.LEASED, hitB.leaseStatus());
@@ -126,7 +126,7 @@ class RaceR01StalePromotionTest {
         h.release(X);
 
         // B's resident slice was replaced: B is no longer an L1 hit although u is resident.
-        assertTrue(h.store.isResident(unit));
+        assertTrue(h.store.testView().isResident(unit));
         assertEquals(HitClass.L2, h.lookup(Y, B).hitClass());
     }
 
@@ -150,8 +150,8 @@ class RaceR01StalePromotionTest {
         assertTrue(stageB.l1Offset() != sliceA, "B's staging slice is not the borrowed one");
         h.checkEveryStep = false;
         h.complete(stageB);
-        assertNotNull(h.store.index().visible(B.get(0)), "B is committed and visible");
-        assertTrue(h.store.isResident(unit), "B is published over the range X's copy is reading");
+        assertNotNull(h.store.testView().l2Visible(B.get(0)), "B is committed and visible");
+        assertTrue(h.store.testView().isResident(unit), "B is published over the range X's copy is reading");
         IllegalStateException broken = assertThrows(IllegalStateException.class, h.store::checkInvariants);
         assertTrue(broken.getMessage().startsWith("R4"), broken.getMessage());
 

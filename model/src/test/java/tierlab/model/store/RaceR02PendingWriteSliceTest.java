@@ -60,7 +60,7 @@ class RaceR02PendingWriteSliceTest {
         h.complete(stagingOf(h, 1));
         IoOp.L2Write writeA = h.first(IoOp.L2Write.class);
         assertEquals(h.unitsOf(A).get(0), writeA.l2Offset());
-        assertTrue(h.store.isResident(writeA.l2Offset()));
+        assertTrue(h.store.testView().isResident(writeA.l2Offset()));
         return writeA;
     }
 
@@ -69,7 +69,7 @@ class RaceR02PendingWriteSliceTest {
         IoOp.L2Write writeA = storeAWithPendingWrite(h);
         h.save(2, C, 10);
         h.complete(stagingOf(h, 2));
-        assertFalse(h.store.isResident(writeA.l2Offset()), "save admission evicted A from the L1 index");
+        assertFalse(h.store.testView().isResident(writeA.l2Offset()), "save admission evicted A from the L1 index");
         assertTrue(h.pending.contains(writeA), "W_A is still pending");
         return writeA;
     }
@@ -95,13 +95,13 @@ class RaceR02PendingWriteSliceTest {
         h.save(2, B, 10);
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS), "B waits for L1 space");
         assertFalse(hasStaging(h, 2), "no staging copy for B while A's write reads the only slice");
-        assertTrue(h.store.isResident(unitA), "A keeps its slice while its write is pending");
-        assertEquals(0, h.store.pool().freeBytes());
+        assertTrue(h.store.testView().isResident(unitA), "A keeps its slice while its write is pending");
+        assertEquals(0, h.store.testView().l1FreeBytes());
 
         h.complete(writeA);
         IoOp.CopyFromGpu stageB = stagingOf(h, 2);
         assertEquals(writeA.l1Offset(), stageB.l1Offset(), "B reuses the slice only after W_A completed");
-        assertFalse(h.store.isResident(unitA));
+        assertFalse(h.store.testView().isResident(unitA));
         h.complete(stageB);
         h.drain();
 
@@ -124,7 +124,7 @@ class RaceR02PendingWriteSliceTest {
         assertEquals(0, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS), "B did not wait");
         IoOp.CopyFromGpu stageB = stagingOf(h, 2);
         assertEquals(writeA.l1Offset(), stageB.l1Offset(), "B stages into the slice W_A still reads");
-        assertFalse(h.store.isResident(unitA));
+        assertFalse(h.store.testView().isResident(unitA));
 
         h.complete(stageB);
         h.complete(writeA);
@@ -143,7 +143,7 @@ class RaceR02PendingWriteSliceTest {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
         IoOp.L2Write writeA = evictAWhileItsWriteIsPending(h);
         long unitA = writeA.l2Offset();
-        assertEquals(0, h.store.pool().freeBytes(), "A's slice is still held by W_A");
+        assertEquals(0, h.store.testView().l1FreeBytes(), "A's slice is still held by W_A");
 
         h.save(3, B, 20);
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
@@ -164,7 +164,7 @@ class RaceR02PendingWriteSliceTest {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)));
         IoOp.L2Write writeA = evictAWhileItsWriteIsPending(h);
         long unitA = writeA.l2Offset();
-        assertEquals(StoreHarness.BLOCK, h.store.pool().freeBytes(), "A's slice went back to the pool under W_A");
+        assertEquals(StoreHarness.BLOCK, h.store.testView().l1FreeBytes(), "A's slice went back to the pool under W_A");
 
         h.save(3, B, 20);
         assertEquals(0, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));

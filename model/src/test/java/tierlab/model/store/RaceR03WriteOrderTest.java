@@ -57,12 +57,12 @@ class RaceR03WriteOrderTest {
         h.save(2, F, 10);
         h.complete(stagingOf(h, 2));
         h.complete(writesTo(h, h.unitsOf(F).get(0)).get(0));
-        assertFalse(h.store.isResident(unit), "save admission evicted A from L1; W_A still reads its slice");
+        assertFalse(h.store.testView().isResident(unit), "save admission evicted A from L1; W_A still reads its slice");
 
         h.save(3, B, 20);
         assertEquals(unit, h.unitsOf(B).get(0), "the ring gave A's slot to B");
         h.complete(stagingOf(h, 3));
-        assertTrue(h.store.isResident(unit), "B is committed and resident");
+        assertTrue(h.store.testView().isResident(unit), "B is committed and resident");
         return unit;
     }
 
@@ -70,7 +70,7 @@ class RaceR03WriteOrderTest {
     private static void loadBFromL2(StoreHarness h, long unit) {
         h.save(4, D, 30);
         h.drain();
-        assertFalse(h.store.isResident(unit), "save admission evicted B from L1");
+        assertFalse(h.store.testView().isResident(unit), "save admission evicted B from L1");
         LookupResult hit = h.lookup(X, B);
         assertEquals(HitClass.L2, hit.hitClass());
         assertEquals(List.of(unit), hit.units());

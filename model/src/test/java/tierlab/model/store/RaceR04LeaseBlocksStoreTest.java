@@ -83,8 +83,8 @@ class RaceR04LeaseBlocksStoreTest {
 
         assertEquals(1, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
         assertFalse(hasStaging(h, 2), "B is not even staged while X's lease covers u");
-        assertNull(h.store.index().visible(B.get(0)), "B is not visible");
-        assertFalse(h.store.isResident(unit), "nothing is published at u");
+        assertNull(h.store.testView().l2Visible(B.get(0)), "B is not visible");
+        assertFalse(h.store.testView().isResident(unit), "nothing is published at u");
         assertEquals(1, h.store.storeQueueDepth());
 
         assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 0, 1));
@@ -93,8 +93,8 @@ class RaceR04LeaseBlocksStoreTest {
         assertEquals(1, h.ledger.loadMatches(), "X loaded A");
         assertTrue(hasStaging(h, 2), "X's load released its range: B proceeds");
         h.complete(stagingOf(h, 2));
-        assertNotNull(h.store.index().visible(B.get(0)));
-        assertTrue(h.store.isResident(unit));
+        assertNotNull(h.store.testView().l2Visible(B.get(0)));
+        assertTrue(h.store.testView().isResident(unit));
         h.release(X);
         h.drain();
 
@@ -112,7 +112,7 @@ class RaceR04LeaseBlocksStoreTest {
         IoOp.CopyFromGpu stageB = stagingOf(h, 2);
         IllegalStateException broken = assertThrows(IllegalStateException.class, () -> h.complete(stageB));
         assertTrue(broken.getMessage().startsWith("R4"), broken.getMessage());
-        assertTrue(h.store.isResident(unit), "B was published over X's leased range");
+        assertTrue(h.store.testView().isResident(unit), "B was published over X's leased range");
         assertTrue(h.store.hasLease(X));
     }
 
@@ -123,7 +123,7 @@ class RaceR04LeaseBlocksStoreTest {
         long unit = h.unitsOf(A).get(0);
         h.save(2, C, 10);
         h.drain();
-        assertFalse(h.store.isResident(unit));
+        assertFalse(h.store.testView().isResident(unit));
         LookupResult hitA = h.lookup(X, A);
         assertEquals(HitClass.L2, hitA.hitClass());
 
@@ -145,7 +145,7 @@ class RaceR04LeaseBlocksStoreTest {
 
         assertEquals(1, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
         assertEquals(1, h.store.storeQueueDepth(), "B's staged batch waits for the lease");
-        assertNull(h.store.index().visible(B.get(0)), "B is not visible");
+        assertNull(h.store.testView().l2Visible(B.get(0)), "B is not visible");
         assertEquals(2, h.store.counter(StoreCounter.STORE_UNITS_COMMITTED), "only A and C are committed");
         assertTrue(h.pendingOf(IoOp.L2Write.class).isEmpty(), "no L2 write for B yet");
 
@@ -153,11 +153,11 @@ class RaceR04LeaseBlocksStoreTest {
         // A is no longer indexed at u: publishing the promotion would give u a slice of a key that left L2.
         assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), acquireEvents(h));
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_STALE));
-        assertFalse(h.store.isResident(unit), "X's promotion of A was not published at u");
+        assertFalse(h.store.testView().isResident(unit), "X's promotion of A was not published at u");
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
-        assertNull(h.store.index().visible(B.get(0)), "B still waits for X's lease");
+        assertNull(h.store.testView().l2Visible(B.get(0)), "B still waits for X's lease");
         h.release(X);
-        assertNotNull(h.store.index().visible(B.get(0)), "X's range was released: B committed");
+        assertNotNull(h.store.testView().l2Visible(B.get(0)), "X's range was released: B committed");
         h.drain();
 
         LookupResult hitB = h.lookup(Y, B);
@@ -179,7 +179,7 @@ class RaceR04LeaseBlocksStoreTest {
 
         assertEquals(0, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
         assertTrue(h.store.hasLease(X), "X still holds its lease on u");
-        assertNotNull(h.store.index().visible(B.get(0)), "B is visible under X's lease");
+        assertNotNull(h.store.testView().l2Visible(B.get(0)), "B is visible under X's lease");
         assertEquals(3, h.store.counter(StoreCounter.STORE_UNITS_COMMITTED), "B committed under X's lease");
 
         h.complete(h.first(IoOp.L2Read.class));

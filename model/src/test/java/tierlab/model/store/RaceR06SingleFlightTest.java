@@ -50,8 +50,8 @@ class RaceR06SingleFlightTest {
         long unit = h.unitsOf(A).get(0);
         h.save(2, C, 10);
         h.drain();
-        assertFalse(h.store.isResident(unit));
-        assertTrue(h.store.isResident(h.unitsOf(C).get(0)));
+        assertFalse(h.store.testView().isResident(unit));
+        assertTrue(h.store.testView().isResident(h.unitsOf(C).get(0)));
 
         LookupResult hitX = h.lookup(X, A);
         LookupResult hitY = h.lookup(Y, A);
@@ -73,12 +73,12 @@ class RaceR06SingleFlightTest {
         List<IoOp.L2Read> reads = h.pendingOf(IoOp.L2Read.class);
         assertEquals(1, reads.size(), "exactly one L2 read of u");
         assertEquals(unit, reads.get(0).l2Offset());
-        assertEquals(1, h.store.activePromotions());
+        assertEquals(1, h.store.testView().activePromotions());
 
         h.complete(reads.get(0));
         assertEquals(List.of(new StoreEvent.AcquireDone(X, true), new StoreEvent.AcquireDone(Y, true)), acquireEvents(h));
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED));
-        assertTrue(h.store.isResident(h.unitsOf(C).get(0)), "C was not evicted for a second copy");
+        assertTrue(h.store.testView().isResident(h.unitsOf(C).get(0)), "C was not evicted for a second copy");
         assertEquals(2, h.store.residentCount(), "one resident entry for u, plus C");
 
         assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 20, 1));
@@ -120,7 +120,7 @@ class RaceR06SingleFlightTest {
         assertEquals(unit, reads.get(0).l2Offset());
         assertEquals(unit, reads.get(1).l2Offset());
         assertNotEquals(reads.get(0).l1Offset(), reads.get(1).l1Offset(), "into two slices");
-        assertFalse(h.store.isResident(h.unitsOf(C).get(0)), "the second slice evicted C");
+        assertFalse(h.store.testView().isResident(h.unitsOf(C).get(0)), "the second slice evicted C");
         assertEquals(2, h.store.counter(StoreCounter.L2_READ_OPS));
     }
 }

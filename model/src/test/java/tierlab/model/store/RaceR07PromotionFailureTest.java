@@ -64,14 +64,14 @@ class RaceR07PromotionFailureTest {
         h.complete(stagingOf(h, 2));
         assertEquals(1, h.pendingOf(IoOp.L2Write.class).size(), "W_C is pending");
         long unit = h.unitsOf(A).get(0);
-        assertFalse(h.store.isResident(unit));
+        assertFalse(h.store.testView().isResident(unit));
 
         LookupResult hit = h.lookup(X, A);
         assertEquals(HitClass.L2, hit.hitClass());
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hit));
         IoOp.L2Read read = h.first(IoOp.L2Read.class);
         assertEquals(unit, read.l2Offset());
-        assertEquals(0, h.store.pool().freeBytes(), "the reservation is not counted as free");
+        assertEquals(0, h.store.testView().l1FreeBytes(), "the reservation is not counted as free");
         return read;
     }
 
@@ -130,33 +130,33 @@ class RaceR07PromotionFailureTest {
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_FAILED));
         assertEquals(List.of(), acquireEvents(h), "X is never told");
         assertFalse(hasStaging(h, 3), "D is not woken");
-        assertEquals(0, h.store.pool().freeBytes());
+        assertEquals(0, h.store.testView().l1FreeBytes());
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
 
         h.release(X);
         h.drain();
         assertEquals(List.of(), acquireEvents(h));
         assertEquals(List.of(BLOCK + " reserved bytes"), h.store.leftovers(), "I10 broken: the reservation leaked");
-        assertEquals(BLOCK, h.store.pool().usedBytes() - h.store.residentCount() * BLOCK, "one block is held by nobody");
+        assertEquals(BLOCK, h.store.l1UsedBytes() - h.store.residentCount() * BLOCK, "one block is held by nobody");
     }
 
     @Test
     void fixedModelHoldsCancelledPromotionKeepsItsSliceUntilTheReadLands() {
         StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
         IoOp.L2Read read = promotionHoldsTheLastBlock(h);
-        long freeBefore = h.store.pool().freeBytes();
+        long freeBefore = h.store.testView().l1FreeBytes();
 
         h.release(X);
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_CANCELLED));
         assertFalse(h.store.hasLease(X));
-        assertEquals(freeBefore, h.store.pool().freeBytes(), "the slice under the in-flight read stays reserved");
+        assertEquals(freeBefore, h.store.testView().l1FreeBytes(), "the slice under the in-flight read stays reserved");
         assertTrue(h.store.leftovers().contains(BLOCK + " reserved bytes"), h.store.leftovers().toString());
         storeDWaits(h);
 
         h.complete(read);
         assertEquals(read.l1Offset(), stagingOf(h, 3).l1Offset(), "the slice is freed once the read landed, and D gets it");
         assertEquals(0, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED), "nothing is published for a cancelled promotion");
-        assertFalse(h.store.isResident(read.l2Offset()));
+        assertFalse(h.store.testView().isResident(read.l2Offset()));
         assertEquals(List.of(), acquireEvents(h));
         h.drain();
         assertTrue(h.store.leftovers().isEmpty(), h.store.leftovers().toString());
@@ -178,7 +178,7 @@ class RaceR07PromotionFailureTest {
         storeDWaits(h);
         h.complete(read);
         assertFalse(hasStaging(h, 3), "the cancelled promotion's slice is never freed, D is not woken by it");
-        assertFalse(h.store.isResident(read.l2Offset()));
+        assertFalse(h.store.testView().isResident(read.l2Offset()));
         h.drain();
         assertEquals(List.of(BLOCK + " reserved bytes"), h.store.leftovers(), "I10 broken: the reservation leaked");
     }

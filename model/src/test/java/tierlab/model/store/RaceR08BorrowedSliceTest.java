@@ -45,8 +45,8 @@ class RaceR08BorrowedSliceTest {
         h.save(WRITER_A, a, 0);
         h.drain();
         assertEquals(List.of(new StoreEvent.SaveStaged(WRITER_A)), h.events());
-        assertTrue(h.store.isResident(h.unitsOf(a).get(0)));
-        assertEquals(0, h.store.pool().freeBytes(), "A fills the one-block L1");
+        assertTrue(h.store.testView().isResident(h.unitsOf(a).get(0)));
+        assertEquals(0, h.store.testView().l1FreeBytes(), "A fills the one-block L1");
 
         LookupResult hit = h.lookup(X, a);
         assertEquals(LookupResult.HitClass.L1, hit.hitClass());
@@ -70,8 +70,8 @@ class RaceR08BorrowedSliceTest {
         assertTrue(h.store.hasLease(X), "the lease is only marked release-all while its load copies");
         assertEquals(1, h.store.leaseCount());
         assertEquals(0, h.store.counter(StoreCounter.LEASES_RELEASED));
-        assertEquals(0, h.store.pool().freeBytes(), "the borrowed slice does not go back to the pool");
-        assertTrue(h.store.isResident(h.unitsOf(a).get(0)), "A is still pinned, so nothing could evict it");
+        assertEquals(0, h.store.testView().l1FreeBytes(), "the borrowed slice does not go back to the pool");
+        assertTrue(h.store.testView().isResident(h.unitsOf(a).get(0)), "A is still pinned, so nothing could evict it");
 
         // B needs the only block of L1: it must wait, not stage into the borrowed bytes.
         h.save(WRITER_B, b, 1);
@@ -79,7 +79,7 @@ class RaceR08BorrowedSliceTest {
         assertEquals(List.of(), h.events(), "B is not staged, so its request is not released either");
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
         assertEquals(0, h.store.counter(StoreCounter.EVICTIONS));
-        assertEquals(0, h.store.pool().freeBytes());
+        assertEquals(0, h.store.testView().l1FreeBytes());
 
         // The copy lands: X got A's bytes, the lease finishes its release, and B can go on.
         h.complete(xCopy);
@@ -94,8 +94,8 @@ class RaceR08BorrowedSliceTest {
         assertEquals(1, h.store.counter(StoreCounter.EVICTIONS));
 
         h.drain();
-        assertTrue(h.store.isResident(h.unitsOf(b).get(0)));
-        assertFalse(h.store.isResident(h.unitsOf(a).get(0)));
+        assertTrue(h.store.testView().isResident(h.unitsOf(b).get(0)));
+        assertFalse(h.store.testView().isResident(h.unitsOf(a).get(0)));
         assertEquals(0, h.ledger.mismatches(), h.ledger.mismatchExamples().toString());
         assertEquals(List.of(), h.store.leftovers());
     }

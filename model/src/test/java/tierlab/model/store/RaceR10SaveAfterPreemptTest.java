@@ -53,7 +53,7 @@ class RaceR10SaveAfterPreemptTest {
         h.save(X, x, X_GPU);
         assertEquals(1, h.pendingOf(IoOp.CopyFromGpu.class).size(), "X waits for the single staging slot");
         assertEquals(1, h.store.storeQueueDepth());
-        assertNotNull(h.store.index().entry(x.get(0)), "X's blocks are claimed");
+        assertNotNull(h.store.testView().l2Entry(x.get(0)), "X's blocks are claimed");
 
         boolean copying = h.store.cancelSaves(X, h.nowNs);
         h.collect();
@@ -71,8 +71,8 @@ class RaceR10SaveAfterPreemptTest {
         StoreHarness h = harness(Set.of());
         IoOp.CopyFromGpu wStaging = queueXBehindWThenPreemptX(h, true);
         assertEquals(1, h.store.counter(StoreCounter.STORES_CANCELLED));
-        assertNull(h.store.index().entry(x.get(0)), "the cancelled claims leave the index");
-        assertNull(h.store.index().entry(x.get(1)));
+        assertNull(h.store.testView().l2Entry(x.get(0)), "the cancelled claims leave the index");
+        assertNull(h.store.testView().l2Entry(x.get(1)));
 
         h.complete(wStaging);
         assertTrue(h.pendingOf(IoOp.CopyFromGpu.class).isEmpty(), "no staging copy is ever issued for X");

@@ -56,22 +56,22 @@ class RaceR11ReallocatedSlotTest {
     /** Runs the interleaving up to A's late staging completion, which it returns uncompleted. */
     private IoOp.CopyFromGpu cOvertakesA(StoreHarness h) {
         h.save(A, a, 0);
-        assertEquals(0, h.store.index().entry(a.get(0)).slot());
+        assertEquals(0, h.store.testView().l2Entry(a.get(0)).slot());
         h.save(B, b, 1);
         assertEquals(2, h.pendingOf(IoOp.CopyFromGpu.class).size());
         IoOp.CopyFromGpu aStaging = (IoOp.CopyFromGpu) h.first(op -> isStagingOf(op, A));
 
         h.save(C, c, 2);
         assertEquals(1, h.store.counter(StoreCounter.L2_RUNS_EVICTED), "the ring wrapped over A's run");
-        assertNull(h.store.index().entry(a.get(0)), "A's claim left the index");
-        assertEquals(0, h.store.index().entry(c.get(0)).slot(), "C owns A's slot now");
+        assertNull(h.store.testView().l2Entry(a.get(0)), "A's claim left the index");
+        assertEquals(0, h.store.testView().l2Entry(c.get(0)).slot(), "C owns A's slot now");
 
         h.complete(h.first(op -> isStagingOf(op, B)));
         h.complete(h.first(op -> isStagingOf(op, C)));
         IoOp.L2Write cWrite = (IoOp.L2Write) h.first(op -> op instanceof IoOp.L2Write write
-                && write.l2Offset() == h.store.unitOffset(0, 0));
+                && write.l2Offset() == h.store.testView().unitOffset(0, 0));
         h.complete(cWrite);
-        assertEquals(new Content(c.get(0), 0), h.ledger.l2At(h.store.unitOffset(0, 0)));
+        assertEquals(new Content(c.get(0), 0), h.ledger.l2At(h.store.testView().unitOffset(0, 0)));
         drainExcept(h, aStaging);
         return aStaging;
     }
@@ -111,8 +111,8 @@ class RaceR11ReallocatedSlotTest {
         assertTrue(h.pendingOf(IoOp.L2Write.class).isEmpty(), "no L2 write for A");
         assertEquals(writesBefore, h.store.counter(StoreCounter.L2_WRITE_OPS));
         h.drain();
-        assertEquals(new Content(c.get(0), 0), h.ledger.l2At(h.store.unitOffset(0, 0)), "slot 0 keeps C's bytes");
-        assertNull(h.store.index().entry(a.get(0)));
+        assertEquals(new Content(c.get(0), 0), h.ledger.l2At(h.store.testView().unitOffset(0, 0)), "slot 0 keeps C's bytes");
+        assertNull(h.store.testView().l2Entry(a.get(0)));
         assertEquals(LookupResult.HitClass.MISS, h.lookup(20, a).hitClass(), "A is not visible");
         assertEquals(List.of(), h.store.leftovers());
 
@@ -132,13 +132,13 @@ class RaceR11ReallocatedSlotTest {
         h.save(8, q, 6);                       // wraps: P's run evicted, Q on slot 0
         h.save(C, c, 2);                       // A's run evicted, C on slot 1
         assertEquals(2, h.store.counter(StoreCounter.L2_RUNS_EVICTED));
-        assertEquals(1, h.store.index().entry(c.get(0)).slot());
+        assertEquals(1, h.store.testView().l2Entry(c.get(0)).slot());
         h.drain();
         assertEquals(2, h.store.counter(StoreCounter.STORE_UNITS_DROPPED_REALLOCATED), "P and A are dropped");
         assertEquals(0, h.store.counter(StoreCounter.LATE_COMMITS_IGNORED));
         assertEquals(2, h.store.counter(StoreCounter.L2_WRITE_OPS), "only Q and C are written");
-        assertEquals(new Content(q.get(0), 0), h.ledger.l2At(h.store.unitOffset(0, 0)));
-        assertEquals(new Content(c.get(0), 0), h.ledger.l2At(h.store.unitOffset(1, 0)));
+        assertEquals(new Content(q.get(0), 0), h.ledger.l2At(h.store.testView().unitOffset(0, 0)));
+        assertEquals(new Content(c.get(0), 0), h.ledger.l2At(h.store.testView().unitOffset(1, 0)));
         assertEquals(LookupResult.HitClass.MISS, h.lookup(20, a).hitClass());
         assertEquals(LookupResult.HitClass.L1, h.lookup(21, c).hitClass());
         h.release(21);
@@ -155,9 +155,9 @@ class RaceR11ReallocatedSlotTest {
         assertEquals(0, h.store.counter(StoreCounter.STORE_UNITS_DROPPED_REALLOCATED));
         assertEquals(1, h.store.counter(StoreCounter.LATE_COMMITS_IGNORED), "A's late commit reaches the index");
         IoOp.L2Write aWrite = h.first(IoOp.L2Write.class);
-        assertEquals(h.store.unitOffset(0, 0), aWrite.l2Offset(), "A's write targets C's slot");
+        assertEquals(h.store.testView().unitOffset(0, 0), aWrite.l2Offset(), "A's write targets C's slot");
         h.drain();
-        assertEquals(new Content(a.get(0), 0), h.ledger.l2At(h.store.unitOffset(0, 0)), "A's bytes over C's slot");
+        assertEquals(new Content(a.get(0), 0), h.ledger.l2At(h.store.testView().unitOffset(0, 0)), "A's bytes over C's slot");
 
         loadCFromL2(h, c, settings);
         assertEquals(1, h.ledger.loadMismatches(), "C read back from L2 is A's KV");

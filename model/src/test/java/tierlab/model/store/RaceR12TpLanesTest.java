@@ -50,9 +50,9 @@ class RaceR12TpLanesTest {
         h.save(WRITER, a, 0);
         assertEquals(1, h.pendingOf(IoOp.CopyFromGpu.class).size(), "one staging slot: lane 1 waits");
         h.complete(h.first(op -> isStagingOfLane(op, 0)));
-        L2Index.Entry entry = h.store.index().entry(a.get(0));
+        L2Index.Entry entry = h.store.testView().l2Entry(a.get(0));
         assertEquals(0b01, entry.committedLaneMask(), "lane 0 committed, lane 1 not");
-        assertTrue(h.store.isResident(h.store.unitOffset(entry.slot(), 0)));
+        assertTrue(h.store.testView().isResident(h.store.testView().unitOffset(entry.slot(), 0)));
         return (IoOp.CopyFromGpu) h.first(op -> isStagingOfLane(op, 1));
     }
 
@@ -60,20 +60,20 @@ class RaceR12TpLanesTest {
     void fixedModelHoldsBlockInvisibleUntilEveryLaneCommits() {
         StoreHarness h = harness(Set.of());
         IoOp.CopyFromGpu laneOneStaging = commitLaneZeroOnly(h);
-        int slot = h.store.index().entry(a.get(0)).slot();
+        int slot = h.store.testView().l2Entry(a.get(0)).slot();
 
-        assertNull(h.store.index().visible(a.get(0)));
+        assertNull(h.store.testView().l2Visible(a.get(0)));
         LookupResult early = h.lookup(X, a);
         assertEquals(LookupResult.HitClass.MISS, early.hitClass(), "one lane committed is not a hit");
         assertEquals(0, early.hitTokens());
         assertEquals(0, h.store.leaseCount());
 
         h.complete(laneOneStaging);
-        assertEquals(0b11, h.store.index().entry(a.get(0)).committedLaneMask());
+        assertEquals(0b11, h.store.testView().l2Entry(a.get(0)).committedLaneMask());
         LookupResult hit = h.lookup(X, a);
         assertEquals(LookupResult.HitClass.L1, hit.hitClass());
         assertEquals(LookupResult.LeaseStatus.LEASED, hit.leaseStatus());
-        assertEquals(List.of(h.store.unitOffset(slot, 0), h.store.unitOffset(slot, 1)), hit.units(),
+        assertEquals(List.of(h.store.testView().unitOffset(slot, 0), h.store.testView().unitOffset(slot, 1)), hit.units(),
                 "the lease holds one range per lane");
         assertEquals(List.of(new Content(a.get(0), 0), new Content(a.get(0), 1)), hit.expected());
         assertEquals(2 * LANE, h.store.leasedRemainingBytes());
@@ -95,7 +95,7 @@ class RaceR12TpLanesTest {
     void ablationBreaksBlockVisibleAfterItsFirstLane() {
         StoreHarness h = harness(Set.of(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES));
         IoOp.CopyFromGpu laneOneStaging = commitLaneZeroOnly(h);
-        int slot = h.store.index().entry(a.get(0)).slot();
+        int slot = h.store.testView().l2Entry(a.get(0)).slot();
 
         LookupResult early = h.lookup(X, a);
         assertTrue(early.isHit(), "the bug: a block with one of two lanes committed is a hit");
@@ -105,7 +105,7 @@ class RaceR12TpLanesTest {
         // Acquiring promotes lane 1 from an L2 unit no one has written yet.
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, early));
         IoOp.L2Read read = h.first(IoOp.L2Read.class);
-        assertEquals(h.store.unitOffset(slot, 1), read.l2Offset());
+        assertEquals(h.store.testView().unitOffset(slot, 1), read.l2Offset());
         assertNull(h.ledger.l2At(read.l2Offset()), "lane 1 has never been written to L2");
         h.complete(read);
         assertEquals(List.of(new StoreEvent.AcquireDone(X, true)), h.events().stream()

@@ -25,8 +25,8 @@ class ReferenceTestVectorsTest {
         assertEquals(19 * StoreHarness.BLOCK, h.store.l1UsedBytes());
         // LRU: the first store is the one that went.
         List<Long> first = h.unitsOf(StoreHarness.chain("prompt-0", 1));
-        assertFalse(h.store.isResident(first.get(0)));
-        assertTrue(h.store.isResident(h.unitsOf(StoreHarness.chain("prompt-19", 1)).get(0)));
+        assertFalse(h.store.testView().isResident(first.get(0)));
+        assertTrue(h.store.testView().isResident(h.unitsOf(StoreHarness.chain("prompt-19", 1)).get(0)));
     }
 
     @Test
@@ -38,9 +38,9 @@ class ReferenceTestVectorsTest {
         h.complete(h.first(tierlab.model.io.IoOp.CopyFromGpu.class));
         List<Long> units = h.unitsOf(chain);
         for (int slot = 0; slot < 4; slot++) {
-            assertTrue(h.store.isResident(units.get(slot)), "slot " + slot + " stays resident");
+            assertTrue(h.store.testView().isResident(units.get(slot)), "slot " + slot + " stays resident");
         }
-        assertFalse(h.store.isResident(units.get(4)), "slot 4, the suffix, is evicted");
+        assertFalse(h.store.testView().isResident(units.get(4)), "slot 4, the suffix, is evicted");
         h.drain();
         assertEquals(4, h.store.residentCount());
         assertEquals(4 * StoreHarness.BLOCK, h.store.l1UsedBytes(), "the evicted slot's memory returns once its write lands");
@@ -72,16 +72,16 @@ class ReferenceTestVectorsTest {
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(20, hitE));
         h.drain();
         assertEquals(5, h.store.residentCount(), "a promotion may fill L1 to 100%");
-        assertTrue(h.store.isHeadroom(hitE.units().get(0)));
+        assertTrue(h.store.testView().isHeadroom(hitE.units().get(0)));
         h.release(20);
 
         LookupResult hitF = h.lookup(21, f);
         h.acquire(21, hitF);
         h.drain();
         assertEquals(5, h.store.residentCount());
-        assertFalse(h.store.isResident(hitE.units().get(0)), "e, the headroom entry, is evicted");
+        assertFalse(h.store.testView().isResident(hitE.units().get(0)), "e, the headroom entry, is evicted");
         for (String name : names) {
-            assertTrue(h.store.isResident(h.unitsOf(StoreHarness.chain(name, 1)).get(0)), name + " stays");
+            assertTrue(h.store.testView().isResident(h.unitsOf(StoreHarness.chain(name, 1)).get(0)), name + " stays");
         }
         assertEquals(0, h.ledger.mismatches());
     }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import tierlab.model.geometry.Geometry;
@@ -23,7 +22,8 @@ class SettingsValidationTest {
     }
 
     static StoreSettings with(long l1, long l2, String policy, int mru, double headroom, int rings, long writeBatch, int staging) {
-        return new StoreSettings(G, l1, l2, policy, mru, true, headroom, rings, true, writeBatch, staging, true, Set.of(), null);
+        return StoreSettings.builder(G, l1, l2).policy(policy).policyParameter("mruInterval", mru).headroomFraction(headroom)
+                .ringCount(rings).writeBatchMaxBytes(writeBatch).stagingSlots(staging).build();
     }
 
     @Test
@@ -44,7 +44,7 @@ class SettingsValidationTest {
         failsNaming("ringCount", () -> with(8 * B, 64 * B, "lru", 32, 0.05, 0, 1 << 20, 4));
         failsNaming("writeBatchMaxBytes", () -> with(8 * B, 64 * B, "lru", 32, 0.05, 8, 1000, 4));
         failsNaming("stagingSlots", () -> with(8 * B, 64 * B, "lru", 32, 0.05, 8, 1 << 20, 0));
-        failsNaming("geometry", () -> new StoreSettings(null, 8 * B, 64 * B, "lru", 32, true, 0.05, 8, true, 1 << 20, 4, true, Set.of(), null));
+        failsNaming("geometry", () -> StoreSettings.builder(null, 8 * B, 64 * B).build());
     }
 
     @Test

@@ -201,8 +201,8 @@ final class StoreHarness {
     List<Long> unitsOf(List<BlockKey> chain) {
         List<Long> units = new ArrayList<>();
         for (BlockKey key : chain) {
-            var entry = store.index().entry(key);
-            units.add(entry == null ? -1 : store.unitOffset(entry.slot(), 0));
+            var entry = store.testView().l2Entry(key);
+            units.add(entry == null ? -1 : store.testView().unitOffset(entry.slot(), 0));
         }
         return units;
     }

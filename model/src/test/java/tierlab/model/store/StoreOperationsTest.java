@@ -201,8 +201,8 @@ class StoreOperationsTest {
             h.drain();
             assertEquals(List.of(new StoreEvent.AcquireDone(2, true)), h.events());
             for (long unit : hit.units()) {
-                assertTrue(h.store.isResident(unit));
-                assertTrue(h.store.isHeadroom(unit), "promotions_as_headroom");
+                assertTrue(h.store.testView().isResident(unit));
+                assertTrue(h.store.testView().isHeadroom(unit), "promotions_as_headroom");
             }
             h.load(2, 0, 2);
             h.drain();
@@ -219,9 +219,9 @@ class StoreOperationsTest {
             LookupResult hit = h.lookup(2, chain);
             h.acquire(2, hit);
             h.drain();
-            assertTrue(h.store.isResident(hit.units().get(0)));
-            assertFalse(h.store.isHeadroom(hit.units().get(0)));
-            assertTrue(h.store.inPolicy(hit.units().get(0)));
+            assertTrue(h.store.testView().isResident(hit.units().get(0)));
+            assertFalse(h.store.testView().isHeadroom(hit.units().get(0)));
+            assertTrue(h.store.testView().inPolicy(hit.units().get(0)));
         }
 
         @Test
@@ -235,7 +235,7 @@ class StoreOperationsTest {
             h.save(2, StoreHarness.chain("b", 1), 10);
             h.complete(h.first(IoOp.CopyFromGpu.class));
             long unitA = h.unitsOf(a).get(0);
-            assertFalse(h.store.isResident(unitA), "save admission trimmed a");
+            assertFalse(h.store.testView().isResident(unitA), "save admission trimmed a");
             IoOp.L2Write writeB = h.pendingOf(IoOp.L2Write.class).get(1);
             LookupResult hit = h.lookup(3, a);
             assertEquals(HitClass.L2, hit.hitClass());
@@ -379,7 +379,7 @@ class StoreOperationsTest {
             h.release(2);
             h.drain();
             assertEquals(HitClass.L1, h.lookup(4, b).hitClass());
-            assertEquals(new Content(b.get(0), 0), h.ledger.l2At(h.store.unitOffset(0, 0)));
+            assertEquals(new Content(b.get(0), 0), h.ledger.l2At(h.store.testView().unitOffset(0, 0)));
         }
 
         @Test

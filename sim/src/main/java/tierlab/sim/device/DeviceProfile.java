@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import tierlab.engine.persist.AtomicFiles;
+import tierlab.model.Registry;
 
 /**
  * Every device the simulator models, as one file (JSON or YAML) an experiment can name. The
@@ -38,12 +39,20 @@ public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, Gpu
         }
     }
 
-    /** A bundled preset by name, e.g. {@code qwen3-8b-h100}. */
+    /**
+     * The bundled presets by name, each the resource file it is read from. A jar's resources cannot
+     * be listed, so the names are registered here; the test checks each one loads.
+     */
+    public static final Registry<String> PRESETS = Registry.<String>of("device profile")
+            .add("qwen3-8b-h100", "/profiles/qwen3-8b-h100.yaml")
+            .build();
+
+    /** A bundled preset by name, e.g. {@code qwen3-8b-h100}; an unknown name's message lists the known ones. */
     public static DeviceProfile preset(String name) {
-        String resource = "/profiles/" + name + ".yaml";
+        String resource = PRESETS.get("device", name);
         try (InputStream in = DeviceProfile.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalArgumentException("device profile: no preset named '" + name + "'");
+                throw new IllegalStateException("device profile '" + name + "': the bundled " + resource + " is missing");
             }
             return parse(in, resource, false);
         } catch (IOException e) {

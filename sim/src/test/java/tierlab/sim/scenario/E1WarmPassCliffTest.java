@@ -20,6 +20,7 @@ import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.metrics.CounterSnapshot;
+import tierlab.sim.metrics.PassMetric;
 import tierlab.sim.metrics.PassMetrics;
 
 /**
@@ -86,13 +87,13 @@ class E1WarmPassCliffTest {
                 SchedulerSettings.defaults(24_000).withConcurrency(16).withPrefetch(0, true), true);
         Result tiered = run("lru", true);
         System.out.printf("no offload warm %.2f s, host memory warm %.2f s (l1 %.3f), tiered warm %.2f s%n",
-                noOffload.warm().elapsedNs() / 1e9, hostMemory.warm().elapsedNs() / 1e9, hostMemory.warm().l1HitRatio(),
-                tiered.warm().elapsedNs() / 1e9);
-        assertEquals(0, noOffload.warm().hitTokens(), "the no-offload engine never hits");
-        assertEquals(1.0, hostMemory.warm().l1HitRatio(), 1e-9, "everything is in host memory");
-        assertEquals(0, hostMemory.warm().l2ReadOps());
-        assertTrue(hostMemory.warm().elapsedNs() < tiered.warm().elapsedNs());
-        assertTrue(tiered.warm().elapsedNs() < noOffload.warm().elapsedNs());
+                noOffload.warm().value(PassMetric.ELAPSED_S), hostMemory.warm().value(PassMetric.ELAPSED_S), hostMemory.warm().value(PassMetric.L1_HIT_RATIO),
+                tiered.warm().value(PassMetric.ELAPSED_S));
+        assertEquals(0.0, noOffload.warm().value(PassMetric.EXTERNAL_HIT_RATIO), "the no-offload engine never hits");
+        assertEquals(1.0, hostMemory.warm().value(PassMetric.L1_HIT_RATIO), 1e-9, "everything is in host memory");
+        assertEquals(0.0, hostMemory.warm().value(PassMetric.L2_READ_OPS));
+        assertTrue(hostMemory.warm().value(PassMetric.ELAPSED_S) < tiered.warm().value(PassMetric.ELAPSED_S));
+        assertTrue(tiered.warm().value(PassMetric.ELAPSED_S) < noOffload.warm().value(PassMetric.ELAPSED_S));
     }
 
     @Test
@@ -102,14 +103,14 @@ class E1WarmPassCliffTest {
         Result lruHeadroom = run("lru", true);
         Result bipOrdinary = run("bip", false);
         for (var r : List.of(lruOrdinary, lruHeadroom, bipOrdinary)) {
-            System.out.printf("cold %.2f s %.0f tok/s | warm %.2f s %.0f tok/s l1HitRatio %.3f l2 reads %d enters %d%n",
-                    r.cold().elapsedNs() / 1e9, r.cold().promptTokensPerSecond(), r.warm().elapsedNs() / 1e9,
-                    r.warm().promptTokensPerSecond(), r.warm().l1HitRatio(), r.warm().l2ReadOps(), r.warm().ioSubmissions());
+            System.out.printf("cold %.2f s %.0f tok/s | warm %.2f s %.0f tok/s l1HitRatio %.3f l2 reads %.0f enters %.0f%n",
+                    r.cold().value(PassMetric.ELAPSED_S), r.cold().value(PassMetric.PROMPT_TOKENS_PER_S), r.warm().value(PassMetric.ELAPSED_S),
+                    r.warm().value(PassMetric.PROMPT_TOKENS_PER_S), r.warm().value(PassMetric.L1_HIT_RATIO), r.warm().value(PassMetric.L2_READ_OPS), r.warm().value(PassMetric.IO_URING_ENTERS));
         }
         System.out.printf("wall %.1f s%n", (System.nanoTime() - t0) / 1e9);
         // Measured: lru 0.000, lru with headroom promotions 0.807, bip 0.807.
-        assertTrue(lruOrdinary.warm().l1HitRatio() < 0.1, "the cliff: " + lruOrdinary.warm().l1HitRatio());
-        assertTrue(lruHeadroom.warm().l1HitRatio() > lruOrdinary.warm().l1HitRatio() + 0.3);
-        assertTrue(bipOrdinary.warm().l1HitRatio() > lruOrdinary.warm().l1HitRatio() + 0.3);
+        assertTrue(lruOrdinary.warm().value(PassMetric.L1_HIT_RATIO) < 0.1, "the cliff: " + lruOrdinary.warm().value(PassMetric.L1_HIT_RATIO));
+        assertTrue(lruHeadroom.warm().value(PassMetric.L1_HIT_RATIO) > lruOrdinary.warm().value(PassMetric.L1_HIT_RATIO) + 0.3);
+        assertTrue(bipOrdinary.warm().value(PassMetric.L1_HIT_RATIO) > lruOrdinary.warm().value(PassMetric.L1_HIT_RATIO) + 0.3);
     }
 }

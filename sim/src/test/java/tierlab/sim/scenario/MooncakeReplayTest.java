@@ -19,6 +19,7 @@ import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.metrics.CounterSnapshot;
+import tierlab.sim.metrics.PassMetric;
 import tierlab.sim.metrics.PassMetrics;
 import tierlab.sim.workload.MooncakeWorkload;
 
@@ -58,15 +59,16 @@ class MooncakeReplayTest {
         runtime.run();
         long wallNs = System.nanoTime() - wallStart;
         PassMetrics metrics = PassMetrics.of("mooncake", runtime.scheduler().finished(), start, CounterSnapshot.take(runtime));
-        System.out.printf("mooncake x%.0f: %d requests, simulated %.1f s in %.2f s wall (%.0fx), %d events (%.2f M events/s),"
+        System.out.printf("mooncake x%.0f: %.0f requests, simulated %.1f s in %.2f s wall (%.0fx), %d events (%.2f M events/s),"
                         + " external hit ratio %.3f, L1 hit ratio %.3f, TTFT p50 %.0f ms p99 %.0f ms%n",
-                timeScale, metrics.requests(), runtime.simulator().nowNs() / 1e9, wallNs / 1e9, runtime.simulator().nowNs() / (double) wallNs,
+                timeScale, metrics.value(PassMetric.REQUESTS), runtime.simulator().nowNs() / 1e9, wallNs / 1e9, runtime.simulator().nowNs() / (double) wallNs,
                 runtime.simulator().eventsFired(), runtime.simulator().eventsFired() / (wallNs / 1e3),
-                metrics.externalHitRatio(), metrics.l1HitRatio(), metrics.ttftP50Ms(), metrics.ttftP99Ms());
+                metrics.value(PassMetric.EXTERNAL_HIT_RATIO), metrics.value(PassMetric.L1_HIT_RATIO),
+                metrics.value(PassMetric.TTFT_P50_MS), metrics.value(PassMetric.TTFT_P99_MS));
         System.out.printf("lookups %d, steps %d, hit tokens %d%n", runtime.store().counter(tierlab.model.store.StoreCounter.LOOKUPS), runtime.gpu().steps(), runtime.store().counter(tierlab.model.store.StoreCounter.HIT_TOKENS));
-        assertEquals(3_993, metrics.requests());
+        assertEquals(3_993, metrics.value(PassMetric.REQUESTS));
         assertEquals(0, runtime.ledger().mismatches());
         assertTrue(runtime.store().leftovers().isEmpty());
-        assertTrue(metrics.externalHitRatio() > 0.3, "the trace shares prefixes");
+        assertTrue(metrics.value(PassMetric.EXTERNAL_HIT_RATIO) > 0.3, "the trace shares prefixes");
     }
 }

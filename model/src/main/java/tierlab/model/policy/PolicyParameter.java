@@ -1,0 +1,71 @@
+package tierlab.model.policy;
+
+import java.util.function.Predicate;
+
+/**
+ * One knob of a replacement policy, declared once beside the policy: its name (the key in
+ * {@link PolicyParameters} and the field name in an experiment file's {@code store} section), its
+ * type, its default, a one-line doc, and the rule a value must satisfy. Everything that reads or
+ * checks policy knobs (the store's settings, the experiment loader, the catalogue) goes through
+ * these declarations, so a new knob needs no change outside its policy's registry entry.
+ *
+ * @param rule        what a valid value satisfies, in words ("must be >= 1"); a bad value's message
+ *                    is {@code NAME RULE, was VALUE}
+ * @param valid       the rule as a test
+ */
+public record PolicyParameter<T>(String name, Class<T> type, T defaultValue, String doc, String rule,
+                                 Predicate<T> valid) {
+
+    public PolicyParameter {
+        if (name == null || name.isBlank() || type == null || defaultValue == null || doc == null || rule == null
+                || valid == null) {
+            throw new IllegalArgumentException("a policy parameter needs a name, type, default, doc and rule");
+        }
+        if (!valid.test(defaultValue)) {
+            throw new IllegalArgumentException(name + ": the default " + defaultValue + " breaks its own rule: " + rule);
+        }
+    }
+
+    /** A whole-number knob of at least {@code minimum}. */
+    public static PolicyParameter<Integer> atLeast(String name, int defaultValue, int minimum, String doc) {
+        return new PolicyParameter<>(name, Integer.class, defaultValue, doc, "must be >= " + minimum, v -> v >= minimum);
+    }
+
+    /** {@code value} as this parameter's type, checked against the rule; the message names the parameter. */
+    public T checked(Object value) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must be set");
+        }
+        Object converted = value;
+        // Integral values arrive as whichever boxed type the caller had (a file parser's Long, say).
+        if (type == Integer.class && value instanceof Long whole && whole == whole.intValue()) {
+            converted = whole.intValue();
+        } else if (type == Long.class && value instanceof Integer whole) {
+            converted = whole.longValue();
+        } else if (type == Double.class && value instanceof Number number && !(value instanceof Double)) {
+            converted = number.doubleValue();
+        }
+        if (!type.isInstance(converted)) {
+            throw new IllegalArgumentException(name + " must be " + typeName() + ", was " + value);
+        }
+        T typed = type.cast(converted);
+        if (!valid.test(typed)) {
+            throw new IllegalArgumentException(name + " " + rule + ", was " + value);
+        }
+        return typed;
+    }
+
+    /** The type in words, for messages and the catalogue: "a whole number", "a number", "true or false", "text". */
+    public String typeName() {
+        if (type == Integer.class || type == Long.class) {
+            return "a whole number";
+        }
+        if (type == Double.class) {
+            return "a number";
+        }
+        if (type == Boolean.class) {
+            return "true or false";
+        }
+        return "text";
+    }
+}

@@ -1,0 +1,91 @@
+package tierlab.sim.metrics;
+
+import java.util.function.ToDoubleFunction;
+import tierlab.model.store.StoreCounter;
+
+/**
+ * The per-pass metrics, one entry each: name, unit, one-line doc, and how it is computed from a
+ * pass's requests and counter snapshots ({@link PassWindow}). This list is the single source of the
+ * metrics a pass reports, of the {@code PASS.metric} columns of {@code results.csv} and their order
+ * (declaration order), of the names charts and reference rows may use, and of the metric table in
+ * the experiment catalogue. A new metric computed from existing counters is one more entry.
+ */
+public enum PassMetric {
+
+    REQUESTS("requests", "requests", "requests finished in the pass", w -> w.requests()),
+    ELAPSED_S("elapsedS", "s", "first arrival to last finish", w -> w.elapsedNs() / 1e9),
+    PROMPT_TOKENS_PER_S("promptTokensPerS", "tokens/s", "prompt tokens / elapsed time",
+            w -> w.elapsedNs() == 0 ? 0 : w.promptTokens() * 1e9 / w.elapsedNs()),
+    TTFT_MEAN_MS("ttftMeanMs", "ms", "mean time to first token",
+            w -> w.outcomes().isEmpty() ? 0 : w.ttftNs().getMean() / Units.NS_PER_MS),
+    TTFT_P50_MS("ttftP50Ms", "ms", "median time to first token", w -> w.ttftNs().getValueAtPercentile(50) / Units.NS_PER_MS),
+    TTFT_P90_MS("ttftP90Ms", "ms", "90th percentile time to first token",
+            w -> w.ttftNs().getValueAtPercentile(90) / Units.NS_PER_MS),
+    TTFT_P99_MS("ttftP99Ms", "ms", "99th percentile time to first token",
+            w -> w.ttftNs().getValueAtPercentile(99) / Units.NS_PER_MS),
+    EXTERNAL_HIT_RATIO("externalHitRatio", "ratio", "prompt tokens served from the store (L1 or L2) / prompt tokens",
+            w -> w.promptTokens() == 0 ? 0 : (double) w.hitTokens() / w.promptTokens()),
+    L1_HIT_RATIO("l1HitRatio", "ratio", "loaded bytes found in L1 / all loaded bytes", w -> {
+        long l1Bytes = w.delta(StoreCounter.L1_HIT_BYTES);
+        long l2Bytes = w.delta(StoreCounter.L2_HIT_BYTES);
+        return l1Bytes + l2Bytes == 0 ? 0 : (double) l1Bytes / (l1Bytes + l2Bytes);
+    }),
+    L1_HIT_GIB("l1HitGiB", "GiB", "bytes loaded to the GPU from L1", w -> w.delta(StoreCounter.L1_HIT_BYTES) / Units.GIB),
+    L2_HIT_GIB("l2HitGiB", "GiB", "bytes loaded to the GPU from L2", w -> w.delta(StoreCounter.L2_HIT_BYTES) / Units.GIB),
+    L2_READ_OPS("l2ReadOps", "operations", "L2 reads", w -> w.delta(StoreCounter.L2_READ_OPS)),
+    L2_READ_GIB("l2ReadGiB", "GiB", "bytes read from L2", w -> w.delta(StoreCounter.L2_READ_BYTES) / Units.GIB),
+    L2_WRITE_OPS("l2WriteOps", "operations", "L2 writes", w -> w.delta(StoreCounter.L2_WRITE_OPS)),
+    L2_WRITE_GIB("l2WriteGiB", "GiB", "bytes written to L2", w -> w.delta(StoreCounter.L2_WRITE_BYTES) / Units.GIB),
+    IO_URING_ENTERS("ioUringEnters", "calls", "io_uring_enter calls the run makes (one per submission)",
+            w -> w.delta(CounterSnapshot::submissions)),
+    PREFETCH_CALLS("prefetchCalls", "calls", "store acquisitions (prefetch or load of a hit) the scheduler started", w -> w.delta(CounterSnapshot::prefetchCalls)),
+    DEFERRALS("deferrals", "times", "times a request was parked because the prefetch bound was reached",
+            w -> w.delta(CounterSnapshot::deferrals)),
+    COMPUTED_PROMPT_TOKENS("computedPromptTokens", "tokens", "prompt tokens the GPU computed (not loaded)",
+            w -> w.delta(CounterSnapshot::computedPromptTokens)),
+    MISMATCHES("mismatches", "blocks", "loads or staging copies whose bytes were not their key's (must be 0)",
+            w -> w.delta(CounterSnapshot::loadMismatches) + w.delta(CounterSnapshot::stagingMismatches)),
+    L2_WRITE_AMPLIFICATION("l2WriteAmplification", "ratio",
+            "bytes written to L2 / bytes served from the store (L1 + L2 hits); 0 when the pass served nothing",
+            w -> {
+                long servedBytes = w.delta(StoreCounter.L1_HIT_BYTES) + w.delta(StoreCounter.L2_HIT_BYTES);
+                // A pass that served nothing has no amplification to speak of; 0, not NaN or infinity,
+                // keeps the column plottable and its means finite.
+                return servedBytes == 0 ? 0 : (double) w.delta(StoreCounter.L2_WRITE_BYTES) / servedBytes;
+            });
+
+    private final String metricName;
+    private final String unit;
+    private final String doc;
+    private final ToDoubleFunction<PassWindow> compute;
+
+    PassMetric(String metricName, String unit, String doc, ToDoubleFunction<PassWindow> compute) {
+        this.metricName = metricName;
+        this.unit = unit;
+        this.doc = doc;
+        this.compute = compute;
+    }
+
+    /** The column and chart name ({@code l1HitRatio}; a pass's column is {@code PASS.l1HitRatio}). */
+    public String metricName() {
+        return metricName;
+    }
+
+    public String unit() {
+        return unit;
+    }
+
+    public String doc() {
+        return doc;
+    }
+
+    public double compute(PassWindow window) {
+        return compute.applyAsDouble(window);
+    }
+
+    /** The unit conversions the entries share, in one place so every GiB is the same GiB. */
+    private static final class Units {
+        static final double GIB = 1L << 30;
+        static final double NS_PER_MS = 1e6;
+    }
+}
