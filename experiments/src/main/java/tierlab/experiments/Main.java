@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         version = "tierlab 0.1.0-SNAPSHOT",
         description = "Simulation-first toolkit for tiered KV-cache stores.",
-        subcommands = {tierlab.experiments.run.RunCommand.class, ReplayCommand.class, BenchCommand.class,
+        subcommands = {tierlab.experiments.run.RunCommand.class, tierlab.experiments.run.PlotCommand.class,
+            ReplayCommand.class, BenchCommand.class,
             tierlab.hunt.HuntCommand.class})
 public final class Main implements Runnable {
 

@@ -30,14 +30,16 @@ import tierlab.model.l2.L2Snapshot;
 
 /**
  * The L2 index file: an {@link L2Snapshot} written beside the L2 file on clean shutdown and read
- * back at start, so a warm restart keeps the L2 cache.
+ * back at start, so a warm restart keeps the L2 cache. It names the L2 file and the writing
+ * session it describes ({@link L2Identity.Stamp}) and records a CRC32C of every unit it keeps
+ * ({@link UnitChecksums}), so a caller can prove it still describes the L2 file beside it.
  *
- * <h2>Format, version 1</h2>
+ * <h2>Format, version 2</h2>
  * All integers are big-endian (the order of {@link java.io.DataOutput}); offsets in bytes.
  * <pre>
  *   0  +------------------------------------------+
  *      | magic  "TLL2IDX\n"  54 4C 4C 32 49 44 58 0A |  8 bytes
- *   8  | formatVersion              u32  = 1         |
+ *   8  | formatVersion              u32  = 2         |
  *  12  | slotCount                  s32              |  geometry: must equal the
  *  16  | laneBytes                  s64              |  running configuration's,
  *  24  | tp                         s32              |  else the file is rejected
@@ -45,20 +47,23 @@ import tierlab.model.l2.L2Snapshot;
  *  32  | nextRunId                  s64              |
  *  40  | runCount                   s32              |
  *  44  | entryCount                 s32              |
- *  48  +------------------------------------------+
+ *  48  | l2 fileId   msb s64 | lsb s64              |  the L2 file's identity trailer
+ *  64  | l2 session  msb s64 | lsb s64              |  as it was when this was saved
+ *  80  +------------------------------------------+
  *      | runs, oldest first, RUN_BYTES = 20 each:     |
  *      |   runId s64 | firstSlot s32 | slotCount s32 | flags u32 (bit 0 = skip) |
  *      +------------------------------------------+
- *      | entries, ENTRY_BYTES = 56 each:              |
+ *      | entries, 56 + 4 * tp bytes each:             |
  *      |   key.hi s64 | key.lo s64 | parent.hi s64 | parent.lo s64 |
  *      |   slot s32 | tokenCount s32 | runId s64 | version s64 |
+ *      |   tp × CRC32C of unit (slot, lane) u32, lane 0 first |
  *      +------------------------------------------+
  *      | CRC32C of every byte above       u32        |  4 bytes, last in the file
  *      +------------------------------------------+
- *   total = 48 + 20 * runCount + 56 * entryCount + 4
+ *   total = 80 + 20 * runCount + (56 + 4 * tp) * entryCount + 4
  * </pre>
- * A version-2 reader must keep reading version 1 or reject it by its version; a writer never
- * reuses version 1 for another layout. Keys are the model's 128-bit {@link BlockKey}s as they are.
+ * Version 1 (no identity, no unit checksums) is rejected by its version: it cannot prove which
+ * file it describes. A writer never reuses a version number for another layout. Keys are the model's 128-bit {@link BlockKey}s as they are.
  *
  * <h2>Atomic replacement</h2>
  * {@link #write} never leaves a half file at the index path: it writes {@code <index>.tmp} in the
@@ -80,10 +85,11 @@ public final class IndexFile {
 
     /** "TLL2IDX\n": tierlab L2 index; the newline catches text-mode mangling. */
     static final byte[] MAGIC = {'T', 'L', 'L', '2', 'I', 'D', 'X', '\n'};
-    public static final int FORMAT_VERSION = 1;
-    static final int HEADER_BYTES = 48;
+    public static final int FORMAT_VERSION = 2;
+    static final int HEADER_BYTES = 80;
     static final int RUN_BYTES = 20;
-    static final int ENTRY_BYTES = 56;
+    /** Entry bytes before its tp unit checksums. */
+    static final int ENTRY_FIXED_BYTES = 56;
     static final int CRC_BYTES = 4;
     static final String INDEX_SUFFIX = ".index";
     static final String TEMP_SUFFIX = ".tmp";
@@ -113,11 +119,52 @@ public final class IndexFile {
         }
     }
 
+    /**
+     * What an index file holds: the snapshot, the L2 file and session it describes, and the
+     * CRC32C of each unit of each entry (entry-major, lane-minor: {@code entries × tp} values).
+     */
+    public record Contents(L2Snapshot snapshot, L2Identity.Stamp stamp, int[] unitCrc32c) {
+        public Contents {
+            Objects.requireNonNull(snapshot, "snapshot");
+            Objects.requireNonNull(stamp, "stamp");
+            if (unitCrc32c.length != (long) snapshot.entries().size() * snapshot.tp()) {
+                throw new IllegalArgumentException("need " + snapshot.entries().size() + " × tp=" + snapshot.tp()
+                        + " unit checksums, got " + unitCrc32c.length);
+            }
+            unitCrc32c = unitCrc32c.clone();
+        }
+
+        @Override
+        public int[] unitCrc32c() {
+            return unitCrc32c.clone();
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Contents that && snapshot.equals(that.snapshot) && stamp.equals(that.stamp)
+                    && Arrays.equals(unitCrc32c, that.unitCrc32c);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(snapshot, stamp, Arrays.hashCode(unitCrc32c));
+        }
+
+        @Override
+        public String toString() {
+            return "Contents[" + snapshot.entries().size() + " keys, " + stamp + "]";
+        }
+    }
+
     /** What {@link #read} found. */
     public sealed interface ReadResult permits Loaded, Missing, Rejected {}
 
     /** The file was whole, ours, for this geometry and self-consistent. */
-    public record Loaded(Path path, L2Snapshot snapshot) implements ReadResult {}
+    public record Loaded(Path path, Contents contents) implements ReadResult {
+        public L2Snapshot snapshot() {
+            return contents.snapshot();
+        }
+    }
 
     /** There is no index file: a first start, or a shutdown that was not clean. */
     public record Missing(Path path) implements ReadResult {
@@ -166,16 +213,17 @@ public final class IndexFile {
     // ---- writing ----------------------------------------------------------------------------------
 
     /** The encoded file, CRC included: exactly what {@link #write} puts at the index path. */
-    public static byte[] encode(L2Snapshot snapshot) {
-        Objects.requireNonNull(snapshot, "snapshot");
-        long size = expectedFileBytes(snapshot.runsOldestFirst().size(), snapshot.entries().size());
+    public static byte[] encode(Contents contents) {
+        Objects.requireNonNull(contents, "contents");
+        L2Snapshot snapshot = contents.snapshot();
+        long size = expectedFileBytes(snapshot.runsOldestFirst().size(), snapshot.entries().size(), snapshot.tp());
         if (size > MAX_FILE_BYTES) {
             throw new IllegalArgumentException("the snapshot needs " + size + " bytes, more than the index format's "
                     + MAX_FILE_BYTES);
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) size);
         try {
-            writeTo(bytes, snapshot);
+            writeTo(bytes, contents);
         } catch (IOException e) {
             throw new IllegalStateException("writing to memory failed", e);
         }
@@ -183,20 +231,20 @@ public final class IndexFile {
     }
 
     /**
-     * Replaces the index at {@code indexPath} with {@code snapshot} atomically (see the class
+     * Replaces the index at {@code indexPath} with {@code contents} atomically (see the class
      * comment). On an exception the previous file, if any, is untouched and no temporary file remains.
      */
-    public static void write(Path indexPath, L2Snapshot snapshot) throws IOException {
-        write(indexPath, snapshot, UnaryOperator.identity());
+    public static void write(Path indexPath, Contents contents) throws IOException {
+        write(indexPath, contents, UnaryOperator.identity());
     }
 
     /**
      * {@link #write} with the byte stream to the temporary file wrapped by {@code streamWrapper}:
      * tests pass a wrapper that fails part-way to check that no half file ever appears.
      */
-    static void write(Path indexPath, L2Snapshot snapshot, UnaryOperator<OutputStream> streamWrapper) throws IOException {
+    static void write(Path indexPath, Contents contents, UnaryOperator<OutputStream> streamWrapper) throws IOException {
         Objects.requireNonNull(indexPath, "indexPath");
-        Objects.requireNonNull(snapshot, "snapshot");
+        Objects.requireNonNull(contents, "contents");
         Path target = indexPath.toAbsolutePath();
         Path temp = tempPathFor(target);
         boolean moved = false;
@@ -205,7 +253,7 @@ public final class IndexFile {
                     StandardOpenOption.TRUNCATE_EXISTING)) {
                 // Not closed through the stream: closing the wrapper would close the channel before force().
                 OutputStream out = streamWrapper.apply(new BufferedOutputStream(Channels.newOutputStream(channel), 1 << 16));
-                writeTo(out, snapshot);
+                writeTo(out, contents);
                 out.flush();
                 channel.force(true);
             }
@@ -224,7 +272,9 @@ public final class IndexFile {
         }
     }
 
-    private static void writeTo(OutputStream sink, L2Snapshot snapshot) throws IOException {
+    private static void writeTo(OutputStream sink, Contents contents) throws IOException {
+        L2Snapshot snapshot = contents.snapshot();
+        int[] unitCrcs = contents.unitCrc32c;
         CRC32C crc = new CRC32C();
         DataOutputStream out = new DataOutputStream(new CheckedOutputStream(sink, crc));
         out.write(MAGIC);
@@ -236,12 +286,18 @@ public final class IndexFile {
         out.writeLong(snapshot.nextRunId());
         out.writeInt(snapshot.runsOldestFirst().size());
         out.writeInt(snapshot.entries().size());
+        L2Identity.Stamp stamp = contents.stamp();
+        out.writeLong(stamp.fileId().getMostSignificantBits());
+        out.writeLong(stamp.fileId().getLeastSignificantBits());
+        out.writeLong(stamp.session().getMostSignificantBits());
+        out.writeLong(stamp.session().getLeastSignificantBits());
         for (L2Ring.Run run : snapshot.runsOldestFirst()) {
             out.writeLong(run.runId());
             out.writeInt(run.firstSlot());
             out.writeInt(run.slotCount());
             out.writeInt(run.skip() ? RUN_FLAG_SKIP : 0);
         }
+        int unit = 0;
         for (L2Index.EntryRecord entry : snapshot.entries()) {
             out.writeLong(entry.key().hi());
             out.writeLong(entry.key().lo());
@@ -251,6 +307,9 @@ public final class IndexFile {
             out.writeInt(entry.tokenCount());
             out.writeLong(entry.runId());
             out.writeLong(entry.version());
+            for (int lane = 0; lane < snapshot.tp(); lane++) {
+                out.writeInt(unitCrcs[unit++]);
+            }
         }
         out.flush();
         // The CRC covers everything above and is not part of its own input.
@@ -270,8 +329,8 @@ public final class IndexFile {
         }
     }
 
-    static long expectedFileBytes(long runCount, long entryCount) {
-        return HEADER_BYTES + RUN_BYTES * runCount + ENTRY_BYTES * entryCount + CRC_BYTES;
+    static long expectedFileBytes(long runCount, long entryCount, int tp) {
+        return HEADER_BYTES + RUN_BYTES * runCount + (ENTRY_FIXED_BYTES + 4L * tp) * entryCount + CRC_BYTES;
     }
 
     // ---- reading ----------------------------------------------------------------------------------
@@ -325,11 +384,13 @@ public final class IndexFile {
         long nextRunId = in.getLong();
         int runCount = in.getInt();
         int entryCount = in.getInt();
-        if (runCount < 0 || entryCount < 0) {
-            return new Rejected(path, RejectKind.CORRUPT, "its header has negative counts (runs " + runCount
-                    + ", entries " + entryCount + "): a damaged header");
+        L2Identity.Stamp stamp = new L2Identity.Stamp(new java.util.UUID(in.getLong(), in.getLong()),
+                new java.util.UUID(in.getLong(), in.getLong()));
+        if (runCount < 0 || entryCount < 0 || tp <= 0) {
+            return new Rejected(path, RejectKind.CORRUPT, "its header has negative counts or tp (runs " + runCount
+                    + ", entries " + entryCount + ", tp " + tp + "): a damaged header");
         }
-        long expectedBytes = expectedFileBytes(runCount, entryCount);
+        long expectedBytes = expectedFileBytes(runCount, entryCount, tp);
         if (bytes.length != expectedBytes) {
             return new Rejected(path, RejectKind.TORN, "it is " + bytes.length + " bytes, but its header describes "
                     + runCount + " runs and " + entryCount + " entries in " + expectedBytes + " bytes ("
@@ -357,17 +418,21 @@ public final class IndexFile {
             runs.add(new L2Ring.Run(runId, firstSlot, runSlots, (flags & RUN_FLAG_SKIP) != 0));
         }
         List<L2Index.EntryRecord> entries = new ArrayList<>(entryCount);
+        int[] unitCrcs = new int[entryCount * tp];
         for (int i = 0; i < entryCount; i++) {
             BlockKey key = new BlockKey(in.getLong(), in.getLong());
             BlockKey parent = new BlockKey(in.getLong(), in.getLong());
             entries.add(new L2Index.EntryRecord(key, parent, in.getInt(), in.getInt(), in.getLong(), in.getLong()));
+            for (int lane = 0; lane < tp; lane++) {
+                unitCrcs[i * tp + lane] = in.getInt();
+            }
         }
         L2Snapshot snapshot = new L2Snapshot(slotCount, laneBytes, tp, head, nextRunId, runs, entries);
         String contradiction = selfCheck(snapshot);
         if (contradiction != null) {
             return new Rejected(path, RejectKind.INCONSISTENT, contradiction);
         }
-        return new Loaded(path, snapshot);
+        return new Loaded(path, new Contents(snapshot, stamp, unitCrcs));
     }
 
     static int crcOf(byte[] bytes, int length) {

@@ -1,7 +1,9 @@
 /**
  * Persistence beside the L2 file: {@link tierlab.engine.persist.IndexFile} writes the model's
  * {@link tierlab.model.l2.L2Snapshot} atomically in a versioned, checksummed binary format and reads
- * it back as Loaded, Missing or Rejected (with the reason), so a warm restart keeps the L2 cache and
- * a torn or foreign file starts cold.
+ * it back as Loaded, Missing or Rejected (with the reason); {@link tierlab.engine.persist.L2Identity}
+ * is the identity and writing session the L2 file carries, which an index must name, and
+ * {@link tierlab.engine.persist.UnitChecksums} checks each kept unit's bytes, so a warm restart
+ * keeps the L2 cache and a torn, foreign or stale index starts cold instead of serving wrong bytes.
  */
 package tierlab.engine.persist;

@@ -3,96 +3,168 @@ package tierlab.engine.live;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static tierlab.engine.live.WarmRestartHarness.prompts;
+import static tierlab.engine.live.WarmRestartHarness.run;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tierlab.engine.PinnedArena;
+import tierlab.engine.live.WarmRestartHarness.Outcome;
 import tierlab.engine.persist.IndexFile;
-import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
-import tierlab.model.io.ComputeTiming;
-import tierlab.model.io.StoragePort;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
+import tierlab.engine.persist.L2Identity;
 import tierlab.model.store.StoreCounter;
-import tierlab.model.store.StoreSettings;
-import tierlab.model.trace.DecisionTrace;
 
-/** A clean shutdown writes the index beside the L2 file; the next start keeps the L2 cache. */
+/**
+ * A clean shutdown writes the index beside the L2 file; the next start keeps the L2 cache. An
+ * index that does not provably describe the L2 file as it is now (issue 17, point 1: another run's
+ * index, an L2 file replaced or changed in place, a stale index after a crash) starts cold and
+ * never serves wrong bytes.
+ */
 class WarmStartTest {
-    static final ModelShape SMALL = new ModelShape("small", 2, 2, 128, 2);
+    static final int KEYS_PER_SET = WarmRestartHarness.PROMPTS * WarmRestartHarness.BLOCKS_PER_PROMPT;
 
     @TempDir
     Path dir;
 
-    static List<RequestSpec> prompts(long firstId) {
-        List<RequestSpec> requests = new ArrayList<>();
-        for (int p = 0; p < 20; p++) {
-            List<BlockKey> chain = new ArrayList<>();
-            BlockKey parent = BlockKey.ROOT;
-            for (int b = 0; b < 4; b++) {
-                parent = BlockKey.fromTraceId(parent, p, b);
-                chain.add(parent);
-            }
-            requests.add(new RequestSpec(firstId + p, p * 100_000L, 4 * 16 + 5, 1, chain));
+    private static void assertCold(Outcome outcome, String... fragments) {
+        assertFalse(outcome.opened().warm(), outcome.opened().message());
+        String message = outcome.opened().message();
+        assertFalse(message.contains("\n"), "one line: " + message);
+        assertTrue(message.endsWith("starting with a cold L2"), message);
+        for (String fragment : fragments) {
+            assertTrue(message.contains(fragment), () -> "'" + fragment + "' in: " + message);
         }
-        return requests;
-    }
-
-    LiveRuntime.Report serve(StoreSettings settings, Path l2, WarmStart.Opened opened, List<RequestSpec> requests) throws Exception {
-        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
-             StoragePort port = LiveRuntimeTest.open(l2, arena, settings.l2CapacityBytes())) {
-            ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(1_024).withConcurrency(4),
-                    opened.store(), opened.store().trace());
-            try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(20_000, 100, 0, 10_000),
-                    30_000_000_000L)) {
-                LiveRuntime.Report report = runtime.run(requests);
-                WarmStart.saveOnShutdown(opened.store(), l2);
-                return report;
-            }
-        }
+        assertEquals(0, outcome.l2VisibleAtOpen(), "a cold start shows nothing in L2");
+        assertEquals(0, outcome.report().mismatches(), outcome.report().mismatchExamples().toString());
+        assertEquals(0, outcome.report().loadMatches(), "a cold store has nothing in L2 to load");
     }
 
     @Test
     void aWarmRestartServesTheFirstPassFromL2WithoutMismatch() throws Exception {
-        Geometry geometry = new Geometry(SMALL, 16, 1);
-        StoreSettings settings = StoreSettings.defaults(geometry, 32 * geometry.blockBytes(), 256 * geometry.blockBytes());
         Path l2 = dir.resolve("l2.bin");
-
-        WarmStart.Opened cold = WarmStart.open(settings, l2, new DecisionTrace());
-        assertFalse(cold.warm(), cold.message());
-        LiveRuntime.Report first = serve(settings, l2, cold, prompts(0));
-        assertEquals(0, first.mismatches());
+        Outcome first = run(l2, prompts(0, 0), true);
+        assertFalse(first.opened().warm(), first.opened().message());
+        assertEquals(0, first.report().mismatches());
         assertTrue(Files.exists(IndexFile.besideL2(l2)));
 
-        WarmStart.Opened warm = WarmStart.open(settings, l2, new DecisionTrace());
-        assertTrue(warm.warm(), warm.message());
-        LiveRuntime.Report second = serve(settings, l2, warm, prompts(100));
-        assertEquals(0, second.mismatches(), second.mismatchExamples().toString());
-        assertEquals(20 * 4, second.loadMatches(), "every block of the second process's prompts came from the first one's L2");
-        assertTrue(second.l2ReadOps() > 0);
-        assertEquals(0, warm.store().counter(StoreCounter.STORE_BLOCKS_CLAIMED), "nothing needed storing again");
+        Outcome second = run(l2, prompts(0, 100), true);
+        assertTrue(second.opened().warm(), second.opened().message());
+        assertEquals(KEYS_PER_SET, second.l2VisibleAtOpen(), "the warm store shows the first process's units in L2");
+        assertEquals(0, second.report().mismatches(), second.report().mismatchExamples().toString());
+        assertEquals(KEYS_PER_SET, second.report().loadMatches(), "every block of the second process's prompts came from the first one's L2");
+        assertTrue(second.report().l2ReadOps() > 0);
+        assertEquals(0, second.opened().store().counter(StoreCounter.STORE_BLOCKS_CLAIMED), "nothing needed storing again");
+
+        Outcome third = run(l2, prompts(0, 200), false);
+        assertTrue(third.opened().warm(), "a clean shutdown after a warm start is again a valid index: " + third.opened().message());
+        assertEquals(KEYS_PER_SET, third.report().loadMatches());
     }
 
     @Test
     void aTornIndexStartsColdWithAClearMessage() throws Exception {
-        Geometry geometry = new Geometry(SMALL, 16, 1);
-        StoreSettings settings = StoreSettings.defaults(geometry, 32 * geometry.blockBytes(), 256 * geometry.blockBytes());
         Path l2 = dir.resolve("l2.bin");
-        serve(settings, l2, WarmStart.open(settings, l2, new DecisionTrace()), prompts(0));
+        run(l2, prompts(0, 0), true);
         Path index = IndexFile.besideL2(l2);
         byte[] bytes = Files.readAllBytes(index);
         Files.write(index, java.util.Arrays.copyOf(bytes, bytes.length / 2));
-        WarmStart.Opened opened = WarmStart.open(settings, l2, new DecisionTrace());
-        assertFalse(opened.warm());
-        assertTrue(opened.message().contains(index.toString()) && opened.message().contains("starting cold"), opened.message());
-        assertEquals(0, opened.store().testView().l2VisibleCount());
+        assertCold(run(l2, prompts(0, 100), true), index.toString(), "torn");
+    }
+
+    @Test
+    void anotherRunsIndexOfTheSameGeometryIsForeign() throws Exception {
+        Path mine = dir.resolve("mine.bin");
+        Path other = dir.resolve("other.bin");
+        run(mine, prompts(1, 0), true);
+        run(other, prompts(0, 0), true);
+        Files.copy(IndexFile.besideL2(other), IndexFile.besideL2(mine), StandardCopyOption.REPLACE_EXISTING);
+        // Before the fix: 80 of 80 loads returned set 1's bytes for set 0's keys.
+        assertCold(run(mine, prompts(0, 100), true), "foreign", "another run's index");
+    }
+
+    @Test
+    void anL2FileReplacedByZerosOfTheSameSizeIsNotTrusted() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        long size = Files.size(l2);
+        Files.delete(l2);
+        try (FileChannel channel = FileChannel.open(l2, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(1), size - 1);
+        }
+        assertCold(run(l2, prompts(0, 100), true), "foreign", "no identity trailer");
+    }
+
+    @Test
+    void anL2FileReplacedByAnotherL2FileIsForeign() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        Path other = dir.resolve("other.bin");
+        run(l2, prompts(0, 0), true);
+        run(other, prompts(1, 0), true);
+        Files.copy(other, l2, StandardCopyOption.REPLACE_EXISTING);
+        assertCold(run(l2, prompts(0, 100), true), "foreign", "replaced L2 file");
+    }
+
+    @Test
+    void aStaleIndexAfterACrashedWarmRunIsRefused() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        Outcome crashed = run(l2, prompts(1, 100), false);
+        assertTrue(crashed.opened().warm(), crashed.opened().message());
+        assertTrue(crashed.report().l2WriteOps() > 0, "the crashed run rewrote part of the L2 file");
+        // Before the fix: the stale index was accepted and 64 of 80 loads were wrong.
+        assertCold(run(l2, prompts(0, 200), true), "stale", "crashed or was killed");
+    }
+
+    @Test
+    void anIndexPutBackAfterALaterRunStartedIsStale() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        byte[] saved = Files.readAllBytes(IndexFile.besideL2(l2));
+        run(l2, prompts(1, 100), true);
+        run(l2, prompts(2, 200), true);
+        Files.write(IndexFile.besideL2(l2), saved);
+        assertCold(run(l2, prompts(0, 300), true), "stale");
+    }
+
+    @Test
+    void aUnitChangedInPlaceUnderAValidIndexIsDetected() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        IndexFile.Loaded index = (IndexFile.Loaded) IndexFile.read(IndexFile.besideL2(l2), WarmStart.geometryOf(WarmRestartHarness.SETTINGS));
+        long offset = (long) index.snapshot().entries().get(5).slot() * index.snapshot().laneBytes() + 100;
+        try (FileChannel channel = FileChannel.open(l2, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {1, 2, 3}), offset);
+        }
+        assertCold(run(l2, prompts(0, 100), true), "damaged", "1 of " + KEYS_PER_SET + " units", "changed in place");
+    }
+
+    @Test
+    void aSecondRunOnTheSameFileIsRefusedWhileTheFirstHoldsIt() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        try (WarmStart.Opened first = WarmStart.open(WarmRestartHarness.SETTINGS, l2, new tierlab.model.trace.DecisionTrace())) {
+            assertTrue(first.warm(), first.message());
+            java.io.IOException refused = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                    () -> WarmStart.open(WarmRestartHarness.SETTINGS, l2, new tierlab.model.trace.DecisionTrace()));
+            assertTrue(refused.getMessage().contains("in use by another run"), refused.getMessage());
+        }
+        // The first holder started a session and saved nothing: its index is stale, and the lock is free again.
+        assertCold(run(l2, prompts(0, 100), true), "stale");
+    }
+
+    @Test
+    void aTornIdentityTrailerStartsCold() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        long trailer = L2Identity.trailerOffset(WarmStart.geometryOf(WarmRestartHarness.SETTINGS));
+        try (FileChannel channel = FileChannel.open(l2, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {0x7f}), trailer + 40);
+        }
+        assertCold(run(l2, prompts(0, 100), true), "CRC32C");
+        assertTrue(run(l2, prompts(0, 200), true).opened().warm(), "the cold run's clean shutdown gives a valid index again");
     }
 }

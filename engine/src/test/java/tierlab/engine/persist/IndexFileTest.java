@@ -70,6 +70,17 @@ class IndexFileTest {
         return new L2Snapshot(SLOTS, LANE_BYTES, TP, 17, 11, runs, entries);
     }
 
+    static final L2Identity.Stamp STAMP = new L2Identity.Stamp(new java.util.UUID(1, 2), new java.util.UUID(3, 4));
+
+    /** The snapshot as an index file holds it: with a stamp and a distinct checksum per unit. */
+    static IndexFile.Contents contents(L2Snapshot snapshot) {
+        int[] crcs = new int[snapshot.entries().size() * snapshot.tp()];
+        for (int i = 0; i < crcs.length; i++) {
+            crcs[i] = 0x5EED0000 + i * 7919;
+        }
+        return new IndexFile.Contents(snapshot, STAMP, crcs);
+    }
+
     private Path indexPath() {
         return IndexFile.besideL2(dir.resolve("l2.bin"));
     }
@@ -98,18 +109,19 @@ class IndexFileTest {
         L2Snapshot snapshot = sampleSnapshot(1);
         Path path = indexPath();
         assertEquals(dir.resolve("l2.bin.index").toAbsolutePath(), path);
-        IndexFile.write(path, snapshot);
-        assertEquals(IndexFile.expectedFileBytes(snapshot.runsOldestFirst().size(), snapshot.entries().size()), Files.size(path));
+        IndexFile.write(path, contents(snapshot));
+        assertEquals(IndexFile.expectedFileBytes(snapshot.runsOldestFirst().size(), snapshot.entries().size(), TP), Files.size(path));
         Loaded loaded = assertInstanceOf(Loaded.class, IndexFile.read(path, GEOMETRY));
         assertEquals(snapshot, loaded.snapshot());
+        assertEquals(contents(snapshot), loaded.contents(), "the stamp and every unit checksum survive");
         assertTrue(loaded.snapshot().runsOldestFirst().get(1).skip(), "the skip flag survives");
-        assertArrayEquals(IndexFile.encode(snapshot), Files.readAllBytes(path), "write puts exactly encode's bytes");
+        assertArrayEquals(IndexFile.encode(contents(snapshot)), Files.readAllBytes(path), "write puts exactly encode's bytes");
     }
 
     @Test
     void emptySnapshotRoundTrips() throws IOException {
         L2Snapshot empty = new L2Snapshot(SLOTS, LANE_BYTES, TP, 0, 1, List.of(), List.of());
-        IndexFile.write(indexPath(), empty);
+        IndexFile.write(indexPath(), contents(empty));
         assertEquals(IndexFile.HEADER_BYTES + IndexFile.CRC_BYTES, Files.size(indexPath()));
         assertEquals(empty, assertInstanceOf(Loaded.class, IndexFile.read(indexPath(), GEOMETRY)).snapshot());
     }
@@ -117,11 +129,11 @@ class IndexFileTest {
     @Test
     void headerLayoutIsTheDocumentedOne() {
         L2Snapshot snapshot = sampleSnapshot(2);
-        ByteBuffer bytes = ByteBuffer.wrap(IndexFile.encode(snapshot));
+        ByteBuffer bytes = ByteBuffer.wrap(IndexFile.encode(contents(snapshot)));
         byte[] magic = new byte[8];
         bytes.get(magic);
         assertArrayEquals("TLL2IDX\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII), magic);
-        assertEquals(1, bytes.getInt(8));
+        assertEquals(2, bytes.getInt(8));
         assertEquals(SLOTS, bytes.getInt(12));
         assertEquals(LANE_BYTES, bytes.getLong(16));
         assertEquals(TP, bytes.getInt(24));
@@ -129,14 +141,22 @@ class IndexFileTest {
         assertEquals(11, bytes.getLong(32));
         assertEquals(snapshot.runsOldestFirst().size(), bytes.getInt(40));
         assertEquals(snapshot.entries().size(), bytes.getInt(44));
-        assertEquals(7, bytes.getLong(48), "first run's id right after the header");
+        assertEquals(1, bytes.getLong(48), "the L2 file id");
+        assertEquals(2, bytes.getLong(56));
+        assertEquals(3, bytes.getLong(64), "the L2 writing session");
+        assertEquals(4, bytes.getLong(72));
+        assertEquals(7, bytes.getLong(80), "first run's id right after the header");
+        int firstEntry = IndexFile.HEADER_BYTES + snapshot.runsOldestFirst().size() * IndexFile.RUN_BYTES;
+        assertEquals(snapshot.entries().getFirst().key().hi(), bytes.getLong(firstEntry));
+        assertEquals(0x5EED0000, bytes.getInt(firstEntry + IndexFile.ENTRY_FIXED_BYTES), "lane 0's unit checksum");
+        assertEquals(0x5EED0000 + 7919, bytes.getInt(firstEntry + IndexFile.ENTRY_FIXED_BYTES + 4), "lane 1's");
         int crcAt = bytes.capacity() - 4;
         assertEquals(IndexFile.crcOf(bytes.array(), crcAt), bytes.getInt(crcAt));
     }
 
     @Test
     void truncatedFilesAreRejectedAsTorn() throws IOException {
-        byte[] whole = IndexFile.encode(sampleSnapshot(3));
+        byte[] whole = IndexFile.encode(contents(sampleSnapshot(3)));
         int firstEntry = IndexFile.HEADER_BYTES + 4 * IndexFile.RUN_BYTES;
         int[] lengths = {0, 1, 7, 8, 12, 47, 48, 51, 52, 60, firstEntry, firstEntry + 30, whole.length / 2,
                 whole.length - IndexFile.CRC_BYTES, whole.length - 1};
@@ -150,7 +170,7 @@ class IndexFileTest {
 
     @Test
     void trailingBytesAreRejected() throws IOException {
-        byte[] whole = IndexFile.encode(sampleSnapshot(3));
+        byte[] whole = IndexFile.encode(contents(sampleSnapshot(3)));
         Path path = indexPath();
         Files.write(path, java.util.Arrays.copyOf(whole, whole.length + 10));
         assertRejected(IndexFile.read(path, GEOMETRY), RejectKind.TORN, "trailing bytes");
@@ -158,7 +178,7 @@ class IndexFileTest {
 
     @Test
     void everySingleFlippedByteIsRejected() throws IOException {
-        byte[] whole = IndexFile.encode(sampleSnapshot(4));
+        byte[] whole = IndexFile.encode(contents(sampleSnapshot(4)));
         Path path = indexPath();
         for (int position = 0; position < whole.length; position++) {
             byte[] damaged = whole.clone();
@@ -170,8 +190,9 @@ class IndexFileTest {
             String what = "flip at byte " + position + ": " + rejected.message();
             if (position < 12) {
                 assertEquals(RejectKind.FOREIGN, rejected.kind(), what);
-            } else if (position >= 40 && position < 48) {
-                // A count no longer matches the size (torn), or turned negative (corrupt).
+            } else if ((position >= 40 && position < 48) || (position >= 24 && position < 28)) {
+                // A count or tp (entries are 56 + 4 * tp bytes) no longer matches the size (torn),
+                // or turned negative (corrupt).
                 assertTrue(rejected.kind() == RejectKind.TORN || rejected.kind() == RejectKind.CORRUPT, what);
             } else {
                 assertEquals(RejectKind.CORRUPT, rejected.kind(), what);
@@ -194,17 +215,23 @@ class IndexFileTest {
         Files.writeString(tiny, "{}");
         assertRejected(IndexFile.read(tiny, GEOMETRY), RejectKind.FOREIGN, "magic");
 
-        byte[] future = IndexFile.encode(sampleSnapshot(5));
-        ByteBuffer.wrap(future).putInt(8, 2);
+        byte[] future = IndexFile.encode(contents(sampleSnapshot(5)));
+        ByteBuffer.wrap(future).putInt(8, 3);
         Path newer = dir.resolve("newer.index");
         Files.write(newer, future);
-        assertRejected(IndexFile.read(newer, GEOMETRY), RejectKind.FOREIGN, "format version 2", "reads version 1");
+        assertRejected(IndexFile.read(newer, GEOMETRY), RejectKind.FOREIGN, "format version 3", "reads version 2");
+
+        byte[] older = IndexFile.encode(contents(sampleSnapshot(5)));
+        ByteBuffer.wrap(older).putInt(8, 1);
+        Path v1 = dir.resolve("v1.index");
+        Files.write(v1, older);
+        assertRejected(IndexFile.read(v1, GEOMETRY), RejectKind.FOREIGN, "format version 1", "reads version 2");
     }
 
     @Test
     void anotherGeometryIsRejectedNamingBoth() throws IOException {
         Path path = indexPath();
-        IndexFile.write(path, sampleSnapshot(6));
+        IndexFile.write(path, contents(sampleSnapshot(6)));
         assertRejected(IndexFile.read(path, new ExpectedGeometry(128, LANE_BYTES, TP)), RejectKind.GEOMETRY,
                 "64 slots", "configured for 128 slots");
         assertRejected(IndexFile.read(path, new ExpectedGeometry(SLOTS, LANE_BYTES * 2, TP)), RejectKind.GEOMETRY,
@@ -228,29 +255,29 @@ class IndexFileTest {
         List<L2Index.EntryRecord> entries = new ArrayList<>(good.entries());
         L2Index.EntryRecord first = entries.getFirst();
         entries.add(new L2Index.EntryRecord(new BlockKey(1, 2), first.key(), 55, 16, first.runId(), 1));
-        Files.write(path, IndexFile.encode(new L2Snapshot(SLOTS, LANE_BYTES, TP, 17, 11, good.runsOldestFirst(), entries)));
+        Files.write(path, IndexFile.encode(contents(new L2Snapshot(SLOTS, LANE_BYTES, TP, 17, 11, good.runsOldestFirst(), entries))));
         assertRejected(IndexFile.read(path, GEOMETRY), RejectKind.INCONSISTENT, "contradicts itself");
 
         // An entry outside the ring.
         entries.set(entries.size() - 1, new L2Index.EntryRecord(new BlockKey(1, 2), first.key(), 99, 16, first.runId(), 1));
-        Files.write(path, IndexFile.encode(new L2Snapshot(SLOTS, LANE_BYTES, TP, 17, 11, good.runsOldestFirst(), entries)));
+        Files.write(path, IndexFile.encode(contents(new L2Snapshot(SLOTS, LANE_BYTES, TP, 17, 11, good.runsOldestFirst(), entries))));
         assertRejected(IndexFile.read(path, GEOMETRY), RejectKind.INCONSISTENT, "slot 99");
 
         // Overlapping runs, and a run past the end.
         List<L2Ring.Run> overlapping = new ArrayList<>(good.runsOldestFirst());
         overlapping.add(new L2Ring.Run(11, 40, 5, false));
-        Files.write(path, IndexFile.encode(new L2Snapshot(SLOTS, LANE_BYTES, TP, 17, 12, overlapping, good.entries())));
+        Files.write(path, IndexFile.encode(contents(new L2Snapshot(SLOTS, LANE_BYTES, TP, 17, 12, overlapping, good.entries()))));
         assertRejected(IndexFile.read(path, GEOMETRY), RejectKind.INCONSISTENT, "overlap");
         List<L2Ring.Run> outside = List.of(new L2Ring.Run(1, 60, 10, false));
-        Files.write(path, IndexFile.encode(new L2Snapshot(SLOTS, LANE_BYTES, TP, 0, 2, outside, List.of())));
+        Files.write(path, IndexFile.encode(contents(new L2Snapshot(SLOTS, LANE_BYTES, TP, 0, 2, outside, List.of()))));
         assertRejected(IndexFile.read(path, GEOMETRY), RejectKind.INCONSISTENT, "outside the ring");
     }
 
     @Test
     void writeLeavesOnlyTheIndexFile() throws IOException {
         Path path = indexPath();
-        IndexFile.write(path, sampleSnapshot(8));
-        IndexFile.write(path, sampleSnapshot(9));
+        IndexFile.write(path, contents(sampleSnapshot(8)));
+        IndexFile.write(path, contents(sampleSnapshot(9)));
         assertEquals(List.of(path), filesInDir());
         assertEquals(sampleSnapshot(9), assertInstanceOf(Loaded.class, IndexFile.read(path, GEOMETRY)).snapshot());
     }
@@ -281,12 +308,12 @@ class IndexFileTest {
     void failedWriteKeepsThePreviousIndexAndNoTempFile() throws IOException {
         Path path = indexPath();
         L2Snapshot previous = sampleSnapshot(10);
-        IndexFile.write(path, previous);
+        IndexFile.write(path, contents(previous));
         byte[] previousBytes = Files.readAllBytes(path);
-        long newSize = IndexFile.encode(sampleSnapshot(11)).length;
+        long newSize = IndexFile.encode(contents(sampleSnapshot(11))).length;
         for (long limit : new long[] {0, 1, 47, 48, 200, newSize / 2, newSize - 4, newSize - 1}) {
             IOException failure = assertThrows(IOException.class,
-                    () -> IndexFile.write(path, sampleSnapshot(11), out -> failingAfter(out, limit)));
+                    () -> IndexFile.write(path, contents(sampleSnapshot(11)), out -> failingAfter(out, limit)));
             assertTrue(failure.getMessage().contains("injected"), failure.getMessage());
             assertArrayEquals(previousBytes, Files.readAllBytes(path), "the previous index is untouched (limit " + limit + ")");
             assertEquals(List.of(path), filesInDir(), "no temp file left (limit " + limit + ")");
@@ -297,7 +324,7 @@ class IndexFileTest {
     @Test
     void failedFirstWriteLeavesNothing() throws IOException {
         Path path = indexPath();
-        assertThrows(IOException.class, () -> IndexFile.write(path, sampleSnapshot(12), out -> failingAfter(out, 100)));
+        assertThrows(IOException.class, () -> IndexFile.write(path, contents(sampleSnapshot(12)), out -> failingAfter(out, 100)));
         assertEquals(List.of(), filesInDir());
         assertInstanceOf(Missing.class, IndexFile.read(path, GEOMETRY));
     }
@@ -307,7 +334,7 @@ class IndexFileTest {
         Path path = indexPath();
         Path temp = IndexFile.tempPathFor(path);
         Files.write(temp, new byte[5000]); // longer than the new index: must be truncated, not overwritten in part
-        IndexFile.write(path, sampleSnapshot(13));
+        IndexFile.write(path, contents(sampleSnapshot(13)));
         assertEquals(List.of(path), filesInDir());
         assertEquals(sampleSnapshot(13), assertInstanceOf(Loaded.class, IndexFile.read(path, GEOMETRY)).snapshot());
     }

@@ -1,6 +1,10 @@
 package tierlab.experiments.calibration;
 
 import java.awt.BasicStroke;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.awt.Color;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +12,8 @@ import java.util.Locale;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -16,6 +22,7 @@ import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 import tierlab.bench.BenchCase;
+import tierlab.engine.persist.AtomicFiles;
 
 /**
  * The calibration charts. Measurements are markers (filled for random access, open for
@@ -33,7 +40,66 @@ final class CalibrationCharts {
         new Color(0x0072B2), new Color(0xE69F00), new Color(0x009E73), new Color(0xD55E00),
         new Color(0xCC79A7), new Color(0x56B4E9), Color.BLACK};
 
+    /** The four charts' file stems, in report order. */
+    static final List<String> STEMS = List.of("throughput-read", "throughput-write", "latency-vs-qd-read", "latency-vs-qd-write");
+
+    /** Writes one chart as PNG and SVG; tests substitute one that fails as a host without fonts does. */
+    @FunctionalInterface
+    public interface ChartWriter {
+        void write(XYChart chart, Path png, Path svg) throws IOException;
+    }
+
+    /** The real writer: each file replaced atomically. */
+    public static final ChartWriter FILES = (chart, png, svg) -> {
+        AtomicFiles.write(png, file -> {
+            try (OutputStream out = Files.newOutputStream(file)) {
+                BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
+            }
+        });
+        AtomicFiles.write(svg, file -> {
+            try (OutputStream out = Files.newOutputStream(file)) {
+                VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+            }
+        });
+    };
+
     private CalibrationCharts() {}
+
+    /**
+     * Draws and writes the four charts into {@code directory}, each on its own: a chart that cannot
+     * be drawn or written (no fonts on the host: "Fontconfig head is null") is skipped and returned
+     * as one line naming it and the cause, so it never costs the profile and the tables.
+     */
+    static List<String> writeAll(Path directory, List<CalibrationPoint> points, String subtitle, ChartWriter writer) {
+        List<String> failures = new ArrayList<>();
+        for (String stem : STEMS) {
+            try {
+                boolean read = stem.endsWith("-read");
+                XYChart chart = stem.startsWith("throughput") ? throughput(points, read, subtitle)
+                        : latencyVsQueueDepth(points, read, subtitle);
+                writer.write(chart, directory.resolve(stem + ".png"), directory.resolve(stem + ".svg"));
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                // Fonts, AWT, the encoders: whatever breaks a chart must not take the fitted profile with it.
+                failures.add("chart " + stem + " not drawn: " + describe(e));
+            }
+        }
+        return List.copyOf(failures);
+    }
+
+    /** One line: the exception's class and message, and its root cause's when different. */
+    static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        if (root != e) {
+            text += " (cause: " + root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")";
+        }
+        return text.replace('\n', ' ').strip();
+    }
 
     /** Throughput (MB/s) against block size, one colour per queue depth. */
     static XYChart throughput(List<CalibrationPoint> points, boolean read, String subtitle) {

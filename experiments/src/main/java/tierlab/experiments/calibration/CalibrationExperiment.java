@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,9 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 import org.apache.commons.math3.stat.descriptive.rank.Median;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.VectorGraphicsEncoder;
-import org.knowm.xchart.XYChart;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.IntColumn;
 import tech.tablesaw.api.LongColumn;
@@ -88,6 +84,15 @@ public final class CalibrationExperiment {
      */
     public static CalibrationSummary analyze(Path outputDirectory, CalibrationSettings settings, CalibrationSweep.SweepResult sweep)
             throws IOException {
+        return analyze(outputDirectory, settings, sweep, CalibrationCharts.FILES);
+    }
+
+    /**
+     * {@link #analyze} with the charts written by {@code charts}. The profile and the tables are
+     * written first; a chart that fails is named in {@link CalibrationSummary#chartFailures()}.
+     */
+    static CalibrationSummary analyze(Path outputDirectory, CalibrationSettings settings, CalibrationSweep.SweepResult sweep,
+                                      CalibrationCharts.ChartWriter charts) throws IOException {
         List<MeasuredPoint> medians = sweep.medians();
         List<NvmeFit.Measurement> measurements = new ArrayList<>();
         int deepest = 1;
@@ -112,18 +117,15 @@ public final class CalibrationExperiment {
         Path profileFile = outputDirectory.resolve(PROFILE_YAML);
         CalibrationSummary summary = new CalibrationSummary(outputDirectory, profileFile, sweep.backendName(), sweep.backendStatus(),
                 points.size(), sweep.runs().size(), nvme, fit, median(all), median(reads), median(writes),
-                Arrays.stream(all).max().orElse(0), medianLatencyError, channelOnlyError, sweep.wallNs() / 1e9);
+                Arrays.stream(all).max().orElse(0), medianLatencyError, channelOnlyError, sweep.wallNs() / 1e9, List.of());
 
         profile.save(profileFile, profileHeader(settings, sweep, summary));
         AtomicFiles.write(outputDirectory.resolve(POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
         AtomicFiles.write(outputDirectory.resolve(RUNS_CSV), file -> runsTable(sweep.runs()).write().csv(file.toFile()));
         AtomicFiles.write(outputDirectory.resolve(SUMMARY_JSON), file -> Files.writeString(file, summaryJson(settings, summary)));
-        String subtitle = " (" + sweep.backendName() + ")";
-        writeChart(outputDirectory, "throughput-read", CalibrationCharts.throughput(points, true, subtitle));
-        writeChart(outputDirectory, "throughput-write", CalibrationCharts.throughput(points, false, subtitle));
-        writeChart(outputDirectory, "latency-vs-qd-read", CalibrationCharts.latencyVsQueueDepth(points, true, subtitle));
-        writeChart(outputDirectory, "latency-vs-qd-write", CalibrationCharts.latencyVsQueueDepth(points, false, subtitle));
-        return summary;
+        // Charts last, each on its own: a failed chart never costs the profile and the tables above.
+        List<String> chartFailures = CalibrationCharts.writeAll(outputDirectory, points, " (" + sweep.backendName() + ")", charts);
+        return summary.withChartFailures(chartFailures);
     }
 
     /** Each measured point's prediction by the fitted model, in grid order. */
@@ -282,19 +284,6 @@ public final class CalibrationExperiment {
 
     private static String humanBytes(long bytes) {
         return bytes % (1L << 30) == 0 ? (bytes >> 30) + " GiB" : (bytes >> 20) + " MiB";
-    }
-
-    private static void writeChart(Path directory, String stem, XYChart chart) throws IOException {
-        AtomicFiles.write(directory.resolve(stem + ".png"), file -> {
-            try (OutputStream out = Files.newOutputStream(file)) {
-                BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
-            }
-        });
-        AtomicFiles.write(directory.resolve(stem + ".svg"), file -> {
-            try (OutputStream out = Files.newOutputStream(file)) {
-                VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-            }
-        });
     }
 
     // ---- command line --------------------------------------------------------------------------

@@ -27,13 +27,26 @@ import tierlab.sim.device.NvmeProfile;
  * @param channelOnlyMedianThroughputRelativeError the same median for the best fit without device-wide
  *                                        ceilings (the plain channel model), to show what the ceilings buy
  * @param sweepWallSeconds                wall time of measuring (0 for measurements handed in)
+ * @param chartFailures                   one line per chart that could not be drawn (its file stem and the
+ *                                        cause); everything else was written all the same
  */
 public record CalibrationSummary(Path outputDirectory, Path profileFile, String backend, String backendStatus, int points,
                                  int runs, NvmeProfile nvme, NvmeFit.ClosedLoopFit fit,
                                  double medianThroughputRelativeError, double medianReadThroughputRelativeError,
                                  double medianWriteThroughputRelativeError, double maxThroughputRelativeError,
                                  double medianLatencyRelativeError, double channelOnlyMedianThroughputRelativeError,
-                                 double sweepWallSeconds) {
+                                 double sweepWallSeconds, List<String> chartFailures) {
+
+    public CalibrationSummary {
+        chartFailures = List.copyOf(chartFailures);
+    }
+
+    CalibrationSummary withChartFailures(List<String> failures) {
+        return new CalibrationSummary(outputDirectory, profileFile, backend, backendStatus, points, runs, nvme, fit,
+                medianThroughputRelativeError, medianReadThroughputRelativeError, medianWriteThroughputRelativeError,
+                maxThroughputRelativeError, medianLatencyRelativeError, channelOnlyMedianThroughputRelativeError,
+                sweepWallSeconds, failures);
+    }
 
     /** The files every calibration writes into its output directory. */
     public static final List<String> FILES = List.of(CalibrationExperiment.POINTS_CSV, CalibrationExperiment.RUNS_CSV,

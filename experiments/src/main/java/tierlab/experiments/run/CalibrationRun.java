@@ -115,6 +115,11 @@ final class CalibrationRun {
         stdout.println(CalibrationExperiment.describe(summary[0]).replace(summary[0].outputDirectory().toString(), target.toString()));
         stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted().toList()));
         stdout.flush();
+        if (!summary[0].chartFailures().isEmpty()) {
+            // The profile and the tables are written; the exit code tells a script that charts are missing.
+            throw new CommandException(String.join("; ", summary[0].chartFailures()) + " (every table and the fitted profile"
+                    + " were written; see " + target.resolve(RunCommand.REPORT) + ")");
+        }
         return 0;
     }
 
@@ -152,7 +157,9 @@ final class CalibrationRun {
         }
         md.append("## Charts\n\n");
         for (String chart : List.of("throughput-read", "throughput-write", "latency-vs-qd-read", "latency-vs-qd-write")) {
-            md.append("![").append(chart).append("](").append(chart).append(".png)\n\n");
+            String failure = s.chartFailures().stream().filter(f -> f.startsWith("chart " + chart + " ")).findFirst().orElse(null);
+            md.append(failure == null ? "![" + chart + "](" + chart + ".png)" : "**" + failure + "**; the tables hold its data.")
+                    .append("\n\n");
         }
         md.append("## Files\n\n- `calibration-points.csv`: per grid point, measured medians, model prediction, relative errors\n"
                 + "- `calibration-runs.csv`: every measured run (point × repeat)\n"

@@ -28,15 +28,19 @@ import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.Marker;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-import tierlab.experiments.CommandException;
+import tierlab.engine.persist.AtomicFiles;
 import tierlab.experiments.run.ExperimentFile.ChartSection;
-import tierlab.sim.metrics.Sample;
 
 /**
- * Draws the charts an experiment file asks for from its results: line (a metric against a numeric
- * parameter), bar (against a categorical one), heat map (two parameters), CDF (per-request TTFT)
- * and time series (a sampled quantity over virtual time). Points are means over seeds; CDF and
- * time-series charts show each cell's first seed.
+ * Draws the charts an experiment file asks for from the tables a run wrote ({@link RunTables}):
+ * line (a metric against a numeric parameter), bar (against a categorical one), heat map (two
+ * parameters), CDF (per-request TTFT) and time series (a sampled quantity over virtual time).
+ * Points are means over seeds; CDF and time-series charts show each cell's first seed.
+ *
+ * <p>A chart never costs data: {@link #render} draws and writes each chart on its own, and a chart
+ * that cannot be drawn or written (a host without fonts: "Fontconfig head is null"; a spec that
+ * matches no run) is returned as a {@link Failed} with its cause, for the report and stderr, while
+ * the other charts and every table are still written.
  */
 public final class ChartRenderer {
 
@@ -65,30 +69,94 @@ public final class ChartRenderer {
         }
     }
 
+    /** A chart that could not be drawn or written, and why (one line). */
+    public record Failed(ChartSection section, String cause) {
+        public String title() {
+            return ChartRenderer.title(section);
+        }
+    }
+
+    /** What {@link #render} did: the charts written, the charts that failed. */
+    public record Rendered(List<Drawn> drawn, List<Failed> failed) {}
+
+    /** Writes one chart's PNG and SVG; tests substitute one that fails, as a host without fonts does. */
+    @FunctionalInterface
+    public interface ChartWriter {
+        void write(Chart<?, ?> chart, Path png, Path svg) throws IOException;
+    }
+
+    /** The real writer: PNG and SVG, each replaced atomically (a re-plot never leaves half a chart). */
+    public static final ChartWriter FILES = (chart, png, svg) -> {
+        AtomicFiles.write(png, file -> writePng(chart, file));
+        AtomicFiles.write(svg, file -> writeSvg(chart, file));
+    };
+
     private ChartRenderer() {
     }
 
-    public static List<Drawn> draw(ExperimentLoader.Experiment experiment, List<RunResult> results) {
-        List<ChartSection> sections = experiment.spec().charts() == null ? List.of() : experiment.spec().charts();
-        List<Aggregates.Group> groups = Aggregates.groups(results);
+    /**
+     * Draws every chart of {@code sections} from {@code tables} and writes it into {@code folder}
+     * (each file atomically). {@code problems} are spec problems found beforehand (chart index →
+     * one line): those charts are not drawn and are reported as failed.
+     */
+    public static Rendered render(List<ChartSection> sections, RunTables tables, Map<Integer, String> problems,
+                                  Path folder, ChartWriter writer) {
         List<Drawn> drawn = new ArrayList<>();
+        List<Failed> failed = new ArrayList<>();
         for (int i = 0; i < sections.size(); i++) {
             ChartSection section = sections.get(i);
-            List<Aggregates.Group> selected = groups.stream().filter(g -> g.matches(section.where())).toList();
-            if (selected.isEmpty()) {
-                throw new CommandException(experiment.file() + ": charts[" + i + "].where: no run matches " + section.where());
+            if (problems.containsKey(i)) {
+                failed.add(new Failed(section, problems.get(i)));
+                continue;
             }
-            Chart<?, ?> chart = switch (section.type()) {
-                case "line" -> line(experiment, i, section, selected);
-                case "bar" -> bar(section, selected);
-                case "heatmap" -> heatmap(section, selected);
-                case "cdf" -> cdf(section, selected);
-                case "timeseries" -> timeseries(section, selected);
-                default -> throw new IllegalStateException(section.type());
-            };
-            drawn.add(new Drawn(section, chart));
+            try {
+                Chart<?, ?> chart = draw(section, tables);
+                writer.write(chart, folder.resolve(section.file() + ".png"), folder.resolve(section.file() + ".svg"));
+                drawn.add(new Drawn(section, chart));
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                // Fonts, AWT, the encoders: whatever breaks a chart must not take the tables and the report with it.
+                failed.add(new Failed(section, describe(e)));
+                deleteQuietly(folder.resolve(section.file() + ".png"));
+                deleteQuietly(folder.resolve(section.file() + ".svg"));
+            }
         }
-        return drawn;
+        return new Rendered(List.copyOf(drawn), List.copyOf(failed));
+    }
+
+    /** One line: the exception's class and message, and its root cause's when different. */
+    static String describe(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        if (root != e) {
+            text += " (cause: " + root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")";
+        }
+        return text.replace('\n', ' ').strip();
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // A half-written chart file that cannot be removed is named as failed in the report all the same.
+        }
+    }
+
+    /** One chart from the tables; the spec was checked by {@link ChartSpecs#problems}. */
+    static Chart<?, ?> draw(ChartSection section, RunTables tables) {
+        List<RunTables.Cell> selected = tables.cells().stream().filter(g -> g.matches(section.where())).toList();
+        return switch (section.type()) {
+            case "line" -> line(section, selected);
+            case "bar" -> bar(section, selected);
+            case "heatmap" -> heatmap(section, selected);
+            case "cdf" -> cdf(section, selected);
+            case "timeseries" -> timeseries(section, selected);
+            default -> throw new IllegalStateException(section.type());
+        };
     }
 
     static String title(ChartSection section) {
@@ -104,16 +172,16 @@ public final class ChartRenderer {
     }
 
     /** Groups split by the series parameter, in first-seen order. */
-    private static Map<String, List<Aggregates.Group>> bySeries(ChartSection section, List<Aggregates.Group> groups) {
-        Map<String, List<Aggregates.Group>> series = new LinkedHashMap<>();
-        for (Aggregates.Group group : groups) {
+    private static Map<String, List<RunTables.Cell>> bySeries(ChartSection section, List<RunTables.Cell> groups) {
+        Map<String, List<RunTables.Cell>> series = new LinkedHashMap<>();
+        for (RunTables.Cell group : groups) {
             series.computeIfAbsent(seriesName(section, group), key -> new ArrayList<>()).add(group);
         }
         return series;
     }
 
     /** "lru" for a policy, but "promotionsAsHeadroom=true" for a flag or a number, which alone say nothing. */
-    static String seriesName(ChartSection section, Aggregates.Group group) {
+    static String seriesName(ChartSection section, RunTables.Cell group) {
         if (section.series() == null) {
             return section.type().equals("line") || section.type().equals("bar") ? section.y() : "all runs";
         }
@@ -122,18 +190,17 @@ public final class ChartRenderer {
         return value instanceof String text && !text.isEmpty() ? text : shortName + "=" + Aggregates.format(value);
     }
 
-    private static XYChart line(ExperimentLoader.Experiment experiment, int index, ChartSection section,
-                               List<Aggregates.Group> groups) {
+    private static XYChart line(ChartSection section, List<RunTables.Cell> groups) {
         XYChart chart = xyChart(section, section.x(), section.y());
         int style = 0;
-        for (Map.Entry<String, List<Aggregates.Group>> entry : bySeries(section, groups).entrySet()) {
+        for (Map.Entry<String, List<RunTables.Cell>> entry : bySeries(section, groups).entrySet()) {
             // Several cells can share an x within a series when a third axis is not split out: average them.
             Map<Double, List<Double>> byX = new java.util.TreeMap<>();
-            for (Aggregates.Group group : entry.getValue()) {
+            for (RunTables.Cell group : entry.getValue()) {
                 Object x = group.parameters().get(section.x());
                 if (!(x instanceof Number number)) {
-                    throw new CommandException(experiment.file() + ": charts[" + index + "].x: a line chart needs a numeric"
-                            + " parameter, and " + section.x() + " is '" + x + "' (use a bar chart)");
+                    throw new IllegalArgumentException("x: a line chart needs a numeric parameter, and " + section.x()
+                            + " is '" + x + "' (use a bar chart)");
                 }
                 byX.computeIfAbsent(number.doubleValue(), key -> new ArrayList<>()).add(group.mean(section.y()));
             }
@@ -144,7 +211,7 @@ public final class ChartRenderer {
         return chart;
     }
 
-    private static CategoryChart bar(ChartSection section, List<Aggregates.Group> groups) {
+    private static CategoryChart bar(ChartSection section, List<RunTables.Cell> groups) {
         CategoryChart chart = new CategoryChartBuilder().width(WIDTH_PX).height(HEIGHT_PX).title(title(section))
                 .xAxisTitle(section.xLabel() != null ? section.xLabel() : section.x())
                 .yAxisTitle(section.yLabel() != null ? section.yLabel() : section.y()).build();
@@ -152,7 +219,7 @@ public final class ChartRenderer {
         chart.getStyler().setLegendVisible(section.series() != null);
         List<String> categories = new ArrayList<>(new LinkedHashSet<>(groups.stream().map(g -> g.label(section.x())).toList()));
         int style = 0;
-        for (Map.Entry<String, List<Aggregates.Group>> entry : bySeries(section, groups).entrySet()) {
+        for (Map.Entry<String, List<RunTables.Cell>> entry : bySeries(section, groups).entrySet()) {
             List<Double> values = new ArrayList<>();
             for (String category : categories) {
                 values.add(entry.getValue().stream().filter(g -> g.label(section.x()).equals(category))
@@ -163,7 +230,7 @@ public final class ChartRenderer {
         return chart;
     }
 
-    private static HeatMapChart heatmap(ChartSection section, List<Aggregates.Group> groups) {
+    private static HeatMapChart heatmap(ChartSection section, List<RunTables.Cell> groups) {
         List<Object> xs = distinctSorted(groups, section.x());
         List<Object> ys = distinctSorted(groups, section.y());
         List<Number[]> cells = new ArrayList<>();
@@ -192,10 +259,10 @@ public final class ChartRenderer {
         return chart;
     }
 
-    private static List<Object> distinctSorted(List<Aggregates.Group> groups, String parameter) {
+    private static List<Object> distinctSorted(List<RunTables.Cell> groups, String parameter) {
         List<Object> values = new ArrayList<>();
         Set<String> seen = new LinkedHashSet<>();
-        for (Aggregates.Group group : groups) {
+        for (RunTables.Cell group : groups) {
             Object value = group.parameters().get(parameter);
             if (seen.add(Aggregates.format(value))) {
                 values.add(value);
@@ -207,22 +274,23 @@ public final class ChartRenderer {
         return values;
     }
 
-    private static XYChart cdf(ChartSection section, List<Aggregates.Group> groups) {
+    private static XYChart cdf(ChartSection section, List<RunTables.Cell> groups) {
         XYChart chart = xyChart(section, "TTFT (ms" + (Boolean.TRUE.equals(section.logX()) ? ", log scale)" : ")"),
                 "fraction of requests");
         int style = 0;
-        for (Aggregates.Group group : groups) {
-            RunResult run = group.runs().getFirst();
-            long[] values = run.ttftNsByPass().getOrDefault(section.pass(), new long[0]);
+        for (RunTables.Cell group : groups) {
+            RunTables.Row run = group.runs().getFirst();
+            double[] values = run.ttftMsByPass().getOrDefault(section.pass(), new double[0]);
             if (values.length == 0) {
                 continue;
             }
-            double[] sortedMs = Arrays.stream(values).mapToDouble(v -> Math.max(v, 1) / 1e6).sorted().toArray();
+            // At least 1 ns, so a log axis has no zero.
+            double[] sortedMs = Arrays.stream(values).map(v -> Math.max(v, 1e-6)).sorted().toArray();
             double[] fraction = new double[sortedMs.length];
             for (int i = 0; i < sortedMs.length; i++) {
                 fraction[i] = (i + 1.0) / sortedMs.length;
             }
-            String name = section.series() == null ? run.point().label() : seriesName(section, group);
+            String name = section.series() == null ? run.label() : seriesName(section, group);
             XYSeries series = chart.addSeries(uniqueName(chart, name), sortedMs, fraction);
             style(series, style++);
             series.setMarker(SeriesMarkers.NONE);
@@ -230,18 +298,17 @@ public final class ChartRenderer {
         return chart;
     }
 
-    private static XYChart timeseries(ChartSection section, List<Aggregates.Group> groups) {
+    private static XYChart timeseries(ChartSection section, List<RunTables.Cell> groups) {
         XYChart chart = xyChart(section, "virtual time (s)", section.y());
         int style = 0;
-        for (Aggregates.Group group : groups) {
-            RunResult run = group.runs().getFirst();
-            List<Sample> samples = run.samples();
-            if (samples.isEmpty()) {
+        for (RunTables.Cell group : groups) {
+            RunTables.Row run = group.runs().getFirst();
+            double[] xs = run.samples().get("timeS");
+            double[] ys = run.samples().get(section.y());
+            if (xs == null || xs.length == 0 || ys == null) {
                 continue;
             }
-            double[] xs = samples.stream().mapToDouble(s -> s.atNs() / 1e9).toArray();
-            double[] ys = samples.stream().mapToDouble(s -> ResultFiles.sampleValue(s, section.y())).toArray();
-            String name = section.series() == null ? run.point().label() : seriesName(section, group);
+            String name = section.series() == null ? run.label() : seriesName(section, group);
             XYSeries series = chart.addSeries(uniqueName(chart, name), xs, ys);
             style(series, style++);
             series.setMarker(SeriesMarkers.NONE);

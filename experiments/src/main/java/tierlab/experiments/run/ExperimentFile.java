@@ -63,7 +63,9 @@ public record ExperimentFile(String name, String description, String label, Stri
     /**
      * The tiered store. {@code baseline} replaces the store by one of the two comparison points:
      * {@code no-offload} (recompute every prompt) or {@code host-memory} (an L1 large enough for all
-     * of the workload's KV and free L2, how the usual alternative was configured).
+     * of the workload's KV and free L2, how the usual alternative was configured). {@code l2File}:
+     * live mode only, a persistent L2 file (relative to the experiment file's folder) that the run
+     * starts warm from when its index is valid and keeps, with its index, for the next run.
      *
      * @param policyKnobs every other field: the replacement policies' knobs by their declared names
      *                    ({@code mruInterval}, ...), checked by the loader against the policy registry, so
@@ -72,7 +74,7 @@ public record ExperimentFile(String name, String description, String label, Stri
     public record StoreSection(Double l1CapacityGiB, Double l2CapacityGiB, String policy,
                                Boolean promotionsAsHeadroom, Double headroomFraction, Integer ringCount,
                                Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
-                               Boolean contiguousStaging, List<String> knownBugs, String baseline,
+                               Boolean contiguousStaging, List<String> knownBugs, String baseline, String l2File,
                                @JsonAnySetter Map<String, JsonNode> policyKnobs) {
         public StoreSection {
             policyKnobs = policyKnobs == null ? Map.of() : policyKnobs;
@@ -80,7 +82,7 @@ public record ExperimentFile(String name, String description, String label, Stri
 
         /** A section with every field unset. */
         static StoreSection empty() {
-            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null);
+            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
         }
     }
 

@@ -168,6 +168,11 @@ public final class ExperimentLoader {
                         + "; every point of one experiment must report the same passes");
             }
         }
+        if (points.size() > 1 && points.getFirst().config().l2File() != null) {
+            // Runs of one grid go in parallel; two on one persistent file would rewrite each other's units.
+            throw new CommandException(file + ": store.l2File: a persistent L2 file serves one run at a time, and this"
+                    + " file has " + points.size() + " runs (sweep points × seeds); keep one");
+        }
         List<String> metricNames = Metrics.names(passes);
         Experiment experiment = new Experiment(file, sha256(bytes), spec, name, kind, mode == null ? "sim" : mode,
                 List.copyOf(axes), List.copyOf(points), metricNames);
@@ -207,6 +212,7 @@ public final class ExperimentLoader {
 
         StoreSettings storeSettings = StoreSections.resolve(spec.store(), runMode, geometry, parameters);
         String baseline = StoreSections.baselineOf(spec);
+        Path l2File = StoreSections.l2File(spec.store(), runMode, folder, parameters);
 
         SchedulerSection scheduler = spec.scheduler() == null ? new SchedulerSection(null, null, null, null, null)
                 : spec.scheduler();
@@ -239,7 +245,8 @@ public final class ExperimentLoader {
         cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
                 : value.isBoolean() ? value.booleanValue() : value.isTextual() ? value.asText() : value.toString()));
         return new RunConfig(mode, seed, workload, storeSettings, schedulerSettings, device, faults, baseline,
-                Math.round(sampleMs * 1e6), or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters));
+                Math.round(sampleMs * 1e6), or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters),
+                l2File);
     }
 
     private static DeviceProfile device(String name, Path folder) {

@@ -11,7 +11,9 @@ import tierlab.experiments.run.ExperimentFile.ReferenceRow;
 
 /**
  * {@code report.md}: what was run and how to run it again, the reference system's figures beside
- * tierlab's, the charts, and a table of the means over seeds (all columns are in results.csv).
+ * tierlab's, the charts (and any that could not be drawn, with the cause), and a table of the means
+ * over seeds (all columns are in results.csv). Written from the tables a run wrote
+ * ({@link RunTables}), at the end of the run and again by {@code tierlab plot}.
  */
 public final class ReportWriter {
 
@@ -21,19 +23,19 @@ public final class ReportWriter {
     private ReportWriter() {
     }
 
-    public static List<ReferenceValue> reference(ExperimentLoader.Experiment experiment, List<RunResult> results) {
+    public static List<ReferenceValue> reference(ChartSpecs specs, RunTables tables) {
         List<ReferenceValue> values = new ArrayList<>();
-        if (experiment.spec().reference() == null || experiment.spec().reference().rows() == null) {
+        if (specs.reference() == null || specs.reference().rows() == null) {
             return values;
         }
-        List<Aggregates.Group> groups = Aggregates.groups(results);
-        for (ReferenceRow row : experiment.spec().reference().rows()) {
+        List<RunTables.Cell> groups = tables.cells();
+        for (ReferenceRow row : specs.reference().rows()) {
             if (row.metric() == null) {
                 values.add(new ReferenceValue(row, Double.NaN, 0));
                 continue;
             }
             SummaryStatistics statistics = new SummaryStatistics();
-            for (Aggregates.Group group : groups) {
+            for (RunTables.Cell group : groups) {
                 if (group.matches(row.where())) {
                     group.runs().forEach(r -> statistics.addValue(r.metrics().get(row.metric())));
                 }
@@ -43,33 +45,34 @@ public final class ReportWriter {
         return values;
     }
 
-    public static String markdown(ExperimentLoader.Experiment experiment, List<RunResult> results,
-                                  List<ChartRenderer.Drawn> charts, List<ReferenceValue> reference,
-                                  RunInfo info, List<String> extraSections) {
+    public static String markdown(ChartSpecs specs, RunTables tables, ChartRenderer.Rendered charts,
+                                  List<ReferenceValue> reference, List<String> extraSections) {
         StringBuilder md = new StringBuilder();
-        md.append("# ").append(experiment.name()).append("\n\n");
-        if (experiment.spec().description() != null) {
-            md.append(experiment.spec().description().strip()).append("\n\n");
+        List<RunTables.Row> results = tables.runs();
+        RunTables.RunRecord info = tables.record();
+        md.append("# ").append(tables.name()).append("\n\n");
+        if (specs.description() != null) {
+            md.append(specs.description().strip()).append("\n\n");
         }
         md.append("## How to reproduce\n\n```sh\n").append(info.command()).append("\n```\n\n");
-        long failed = results.stream().filter(RunResult::failed).count();
+        long failed = results.stream().filter(RunTables.Row::failed).count();
         md.append(String.format(Locale.ROOT, "%d run%s (%s), mode `%s`, seeds %s; %.1f s of wall time on %d"
                         + " thread%s; tierlab commit `%s`. Every file of this folder is listed in `run.json`"
                         + " with the configuration and decision-trace hashes; sim and hybrid runs are"
                         + " deterministic, so the same file gives the same `results.csv`.%n%n",
                 results.size(), results.size() == 1 ? "" : "s",
-                experiment.axes().isEmpty() ? "no sweep" : "sweep over " + String.join(" × ", experiment.axes().stream()
+                tables.axes().isEmpty() ? "no sweep" : "sweep over " + String.join(" × ", tables.axes().stream()
                         .map(a -> "`" + a + "`").toList()),
-                experiment.mode(), seeds(experiment), info.wallSeconds(), info.threads(), info.threads() == 1 ? "" : "s",
+                tables.mode(), tables.seeds(), info.wallSeconds(), info.threads(), info.threads() == 1 ? "" : "s",
                 info.gitCommit()));
         if (failed > 0) {
             md.append("**").append(failed).append(" run").append(failed == 1 ? "" : "s")
                     .append(" did not complete cleanly** (see *Failures* below and the `failure` column).\n\n");
         }
-        if (!reference.isEmpty() || (experiment.spec().reference() != null && experiment.spec().reference().discussion() != null)) {
+        if (!reference.isEmpty() || (specs.reference() != null && specs.reference().discussion() != null)) {
             md.append("## The reference system and tierlab\n\n");
-            if (experiment.spec().reference().source() != null) {
-                md.append(experiment.spec().reference().source().strip()).append("\n\n");
+            if (specs.reference().source() != null) {
+                md.append(specs.reference().source().strip()).append("\n\n");
             }
             if (!reference.isEmpty()) {
                 md.append("| | reference | tierlab | from |\n|---|---:|---:|---|\n");
@@ -83,27 +86,37 @@ public final class ReportWriter {
                 }
                 md.append('\n');
             }
-            if (experiment.spec().reference().discussion() != null) {
-                md.append(experiment.spec().reference().discussion().strip()).append("\n\n");
+            if (specs.reference().discussion() != null) {
+                md.append(specs.reference().discussion().strip()).append("\n\n");
             }
         }
         for (String section : extraSections) {
             md.append(section.strip()).append("\n\n");
         }
-        if (!charts.isEmpty()) {
+        if (!charts.drawn().isEmpty() || !charts.failed().isEmpty()) {
             md.append("## Charts\n\n");
-            for (ChartRenderer.Drawn chart : charts) {
+            for (ChartRenderer.Drawn chart : charts.drawn()) {
                 md.append("### ").append(chart.title()).append("\n\n![").append(chart.title()).append("](")
                         .append(chart.png()).append(")\n\n(vector: [").append(chart.svg()).append("](").append(chart.svg())
                         .append("))\n\n");
             }
+            if (!charts.failed().isEmpty()) {
+                md.append("**").append(charts.failed().size()).append(" chart").append(charts.failed().size() == 1 ? "" : "s")
+                        .append(" could not be drawn**; every table is complete, and `./tierlab plot` on this folder")
+                        .append(" draws them again once the cause is fixed:\n\n");
+                for (ChartRenderer.Failed chart : charts.failed()) {
+                    md.append("- `").append(chart.section().file()).append("` (").append(chart.title()).append("): ")
+                            .append(chart.cause()).append('\n');
+                }
+                md.append('\n');
+            }
         }
-        md.append(table(experiment, results));
+        md.append(table(specs, tables));
         if (failed > 0) {
             md.append("## Failures\n\n");
-            for (RunResult result : results) {
+            for (RunTables.Row result : results) {
                 if (result.failed()) {
-                    md.append("- run ").append(result.point().index()).append(" (").append(result.point().label())
+                    md.append("- run ").append(result.index()).append(" (").append(result.label())
                             .append("): ").append(result.failure()).append('\n');
                     result.examples().forEach(example -> md.append("  - ").append(example).append('\n'));
                 }
@@ -124,37 +137,35 @@ public final class ReportWriter {
         return String.join(", ", parts);
     }
 
-    private static String seeds(ExperimentLoader.Experiment experiment) {
-        Set<Long> seeds = new LinkedHashSet<>();
-        experiment.points().forEach(p -> seeds.add(p.seed()));
-        return seeds.toString();
-    }
-
     /** Means over seeds: the axes, then the metrics the charts and reference rows use. */
-    private static String table(ExperimentLoader.Experiment experiment, List<RunResult> results) {
+    private static String table(ChartSpecs specs, RunTables tables) {
         Set<String> metrics = new LinkedHashSet<>();
-        List<ChartSection> charts = experiment.spec().charts() == null ? List.of() : experiment.spec().charts();
-        for (ChartSection chart : charts) {
+        for (ChartSection chart : specs.charts()) {
+            if (chart == null || chart.type() == null) {
+                continue;
+            }
             if (chart.type().equals("heatmap")) {
                 metrics.add(chart.z());
             } else if (chart.type().equals("line") || chart.type().equals("bar")) {
                 metrics.add(chart.y());
             }
         }
-        if (experiment.spec().reference() != null && experiment.spec().reference().rows() != null) {
-            experiment.spec().reference().rows().stream().map(ReferenceRow::metric).filter(m -> m != null).forEach(metrics::add);
+        if (specs.reference() != null && specs.reference().rows() != null) {
+            specs.reference().rows().stream().map(ReferenceRow::metric).filter(m -> m != null).forEach(metrics::add);
         }
-        for (String pass : experiment.passes()) {
+        for (String pass : tables.passes()) {
             metrics.add(pass + ".elapsedS");
             metrics.add(pass + ".ttftMeanMs");
             metrics.add(pass + ".l1HitRatio");
         }
-        if (results.stream().anyMatch(RunResult::failed)) {
+        if (tables.runs().stream().anyMatch(RunTables.Row::failed)) {
             metrics.add("run.failed");
             metrics.add("run.unfinished");
         }
+        // A chart whose spec names no metric (reported as failed) adds no column.
+        metrics.removeIf(metric -> metric == null || !tables.metricNames().contains(metric));
         StringBuilder md = new StringBuilder("## Results (mean over seeds)\n\n");
-        List<String> axes = experiment.axes().isEmpty() ? List.of() : experiment.axes();
+        List<String> axes = tables.axes();
         md.append("| ");
         axes.forEach(axis -> md.append(axis).append(" | "));
         metrics.forEach(metric -> md.append(metric).append(" | "));
@@ -162,7 +173,7 @@ public final class ReportWriter {
         axes.forEach(axis -> md.append("---|"));
         metrics.forEach(metric -> md.append("---:|"));
         md.append('\n');
-        for (Aggregates.Group group : Aggregates.groups(results)) {
+        for (RunTables.Cell group : tables.cells()) {
             md.append("| ");
             for (String axis : axes) {
                 Object value = group.parameters().get(axis);

@@ -165,20 +165,6 @@ public final class ResultFiles {
         return Table.create("timeseries", run, time, l1, leased, queue, running, waiting, prefetching, inflight);
     }
 
-    /** A sampled quantity of {@link Sample} by its column name in {@code timeseries.csv}. */
-    public static double sampleValue(Sample sample, String name) {
-        return switch (name) {
-            case "l1UsedGiB" -> sample.l1UsedBytes() / GIB;
-            case "leasedGiB" -> sample.leasedBytes() / GIB;
-            case "storeQueueDepth" -> sample.storeQueueDepth();
-            case "running" -> sample.running();
-            case "waiting" -> sample.waiting();
-            case "prefetching" -> sample.prefetching();
-            case "inflightOps" -> sample.inflightOps();
-            default -> throw new IllegalArgumentException("unknown sampled quantity " + name);
-        };
-    }
-
     public static void writeCsv(Table table, Path file) throws IOException {
         table.write().csv(file.toFile());
     }
@@ -195,17 +181,29 @@ public final class ResultFiles {
         root.put("failedRuns", results.stream().filter(RunResult::failed).count());
         ArrayNode axes = root.putArray("axes");
         experiment.axes().forEach(axes::add);
+        // What tierlab plot needs to read results.csv back: which columns are metrics, the passes.
+        ArrayNode metricNames = root.putArray("metrics");
+        experiment.metricNames().forEach(metricNames::add);
+        ArrayNode passes = root.putArray("passes");
+        experiment.passes().forEach(passes::add);
         ArrayNode groups = root.putArray("groups");
         for (Aggregates.Group group : Aggregates.groups(results)) {
             ObjectNode node = groups.addObject();
             ObjectNode axisValues = node.putObject("axes");
             group.axisValues().forEach(axisValues::set);
+            ArrayNode runs = node.putArray("runs");
+            group.runs().forEach(r -> runs.add(r.point().index()));
             ArrayNode seeds = node.putArray("seeds");
             group.runs().forEach(r -> seeds.add(r.point().seed()));
             ArrayNode hashes = node.putArray("decisionTraceHashes");
             group.runs().forEach(r -> hashes.add(r.decisionHash()));
             ArrayNode failures = node.putArray("failures");
             group.runs().stream().filter(RunResult::failed).forEach(r -> failures.add(r.failure()));
+            ObjectNode examples = node.putObject("examples");
+            group.runs().stream().filter(r -> r.failed() && !r.examples().isEmpty()).forEach(r -> {
+                ArrayNode lines = examples.putArray(Integer.toString(r.point().index()));
+                r.examples().forEach(lines::add);
+            });
             ObjectNode metrics = node.putObject("metrics");
             for (String metric : experiment.metricNames()) {
                 SummaryStatistics statistics = group.statistics(metric);

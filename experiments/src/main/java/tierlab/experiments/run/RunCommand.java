@@ -43,22 +43,30 @@ import tierlab.sim.workload.TraceException;
  * {@code tierlab run FILE}: loads and validates an experiment file, runs every point of its sweep
  * grid (in parallel), and writes {@code out/NAME/} all at once: tables, charts, report and run
  * record. Nothing is written when the file is bad; a failed write leaves the previous output.
+ * The charts and the report are drawn from the tables just written ({@link Plotter}), as
+ * {@code tierlab plot} draws them later; a chart that fails is named and costs no other file.
  */
 @Command(
         name = "run",
         mixinStandardHelpOptions = true,
         description = {
             "Run an experiment file (YAML or JSON) and write its tables, charts and report.",
-            "Writes results.csv, requests.csv, timeseries.csv, summary.json, run.json, report.md and each"
-                    + " chart as PNG and SVG into out/NAME (NAME from the file), replaced whole and never left"
-                    + " half-written. The catalogue is in experiments/catalog/."})
+            "Writes results.csv, requests.csv, timeseries.csv, summary.json, run.json, report.md, a copy of the"
+                    + " file as experiment.yaml and each chart as PNG and SVG into out/NAME (NAME from the file), replaced"
+                    + " whole and never left half-written; 'tierlab plot out/NAME' re-draws charts and report from them."
+                    + " The catalogue is in experiments/catalog/."})
 public final class RunCommand implements Callable<Integer> {
 
     public static final String REPORT = "report.md";
     public static final String RUN_INFO = "run.json";
+    /** Base name of the experiment file's copy in the output folder. */
+    public static final String EXPERIMENT_COPY = "experiment";
     public static final String MISS_RATIO_CSV = "miss-ratio.csv";
     public static final String MISS_RATIO_PNG = "miss-ratio.png";
     public static final String MISS_RATIO_SVG = "miss-ratio.svg";
+
+    /** How charts reach their files; a test puts one that fails here, as a host without fonts does. */
+    static volatile ChartRenderer.ChartWriter chartWriter = ChartRenderer.FILES;
 
     @Spec
     private CommandSpec spec;
@@ -107,37 +115,47 @@ public final class RunCommand implements Callable<Integer> {
         }
         double wallSeconds = (System.nanoTime() - startNs) / 1e9;
 
-        List<ChartRenderer.Drawn> charts = ChartRenderer.draw(experiment, results);
-        List<ReportWriter.ReferenceValue> reference = ReportWriter.reference(experiment, results);
         RunInfo info = RunInfo.of(experiment, results, command(experiment), wallSeconds, threads, startedAt);
-        List<String> extra = new ArrayList<>();
-        XYChart missRatioChart = null;
-        if (curves != null) {
-            missRatioChart = MissRatioChart.of(curves, "Block miss ratio by L1 capacity (block-level replay)",
-                    replay.blockTokens());
-            extra.add(missRatioSection(curves, replay.blockTokens()));
-        }
-        String report = ReportWriter.markdown(experiment, results, charts, reference, info, extra);
-        String summary = ResultFiles.json(ResultFiles.summary(experiment, results, reference));
         String runJson = ResultFiles.json(info.json(experiment, results));
-        XYChart finalMissRatioChart = missRatioChart;
+        ChartSpecs specs = ChartSpecs.of(experiment.file(), ChartSpecs.textOf(experiment.file()), experiment.spec());
+        List<String> chartFailures = new ArrayList<>();
+        Plotter.Plotted[] plotted = new Plotter.Plotted[1];
         AtomicOutputDirectory.write(target, owned, folder -> {
+            // The tables first: everything below is drawn from them, and nothing below can cost them.
             ResultFiles.writeCsv(ResultFiles.results(experiment, results), folder.resolve(ResultFiles.RESULTS));
             ResultFiles.writeCsv(ResultFiles.requests(results), folder.resolve(ResultFiles.REQUESTS));
             ResultFiles.writeCsv(ResultFiles.timeseries(results), folder.resolve(ResultFiles.TIMESERIES));
-            for (ChartRenderer.Drawn chart : charts) {
-                ChartRenderer.writePng(chart.chart(), folder.resolve(chart.png()));
-                ChartRenderer.writeSvg(chart.chart(), folder.resolve(chart.svg()));
-            }
+            Files.copy(experiment.file(), folder.resolve(experimentCopyName(experiment)));
+            Files.writeString(folder.resolve(RUN_INFO), runJson, StandardCharsets.UTF_8);
+            Files.writeString(folder.resolve(ResultFiles.SUMMARY),
+                    ResultFiles.json(ResultFiles.summary(experiment, results, List.of())), StandardCharsets.UTF_8);
             if (curves != null) {
                 MissRatioTable.writeCsv(curves, folder.resolve(MISS_RATIO_CSV));
-                MissRatioChart.writePng(finalMissRatioChart, folder.resolve(MISS_RATIO_PNG));
-                MissRatioChart.writeSvg(finalMissRatioChart, folder.resolve(MISS_RATIO_SVG));
+                String section = missRatioSection(curves, replay.blockTokens());
+                try {
+                    XYChart chart = MissRatioChart.of(curves, "Block miss ratio by L1 capacity (block-level replay)",
+                            replay.blockTokens());
+                    chartWriter.write(chart, folder.resolve(MISS_RATIO_PNG), folder.resolve(MISS_RATIO_SVG));
+                } catch (VirtualMachineError e) {
+                    throw e;
+                } catch (Throwable e) {
+                    String cause = ChartRenderer.describe(e);
+                    chartFailures.add("chart miss-ratio (block miss ratio by L1 capacity) not drawn: " + cause);
+                    section += "\n**The miss-ratio chart could not be drawn** (" + cause + "); `miss-ratio.csv` holds its data.\n";
+                }
+                Files.writeString(folder.resolve(Plotter.MISS_RATIO_SECTION), section, StandardCharsets.UTF_8);
             }
-            Files.writeString(folder.resolve(ResultFiles.SUMMARY), summary, StandardCharsets.UTF_8);
-            Files.writeString(folder.resolve(RUN_INFO), runJson, StandardCharsets.UTF_8);
-            Files.writeString(folder.resolve(REPORT), report, StandardCharsets.UTF_8);
+            RunTables tables = RunTables.read(folder);
+            plotted[0] = Plotter.render(folder, specs, tables, specs.problems(tables), chartWriter);
+            // summary.json again, now with the reference rows as the report computed them from the tables.
+            Files.writeString(folder.resolve(ResultFiles.SUMMARY),
+                    ResultFiles.json(ResultFiles.summary(experiment, results, plotted[0].reference())), StandardCharsets.UTF_8);
         });
+        List<ReportWriter.ReferenceValue> reference = plotted[0].reference();
+        chartFailures.addAll(Plotter.failureLines(plotted[0].charts()));
+        PrintWriter stderr = spec.commandLine().getErr();
+        chartFailures.forEach(line -> stderr.println("tierlab: " + line));
+        stderr.flush();
 
         long failed = results.stream().filter(RunResult::failed).count();
         long unexpected = results.stream().filter(r -> r.failed() && r.point().config().store().knownBugs().isEmpty()).count();
@@ -152,6 +170,11 @@ public final class RunCommand implements Callable<Integer> {
         }
         stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted().toList()));
         stdout.flush();
+        if (unexpected == 0 && !chartFailures.isEmpty()) {
+            throw new CommandException(chartFailures.size() + " chart" + (chartFailures.size() == 1 ? "" : "s")
+                    + " could not be drawn (see above and " + target.resolve(REPORT) + "); every table was written, and"
+                    + " './tierlab plot " + target + "' draws them once the cause is fixed");
+        }
         if (unexpected > 0) {
             // The outputs are complete and say what broke; the exit code tells a script that something did.
             throw new CommandException(unexpected + " run" + (unexpected == 1 ? "" : "s")
@@ -164,9 +187,30 @@ public final class RunCommand implements Callable<Integer> {
         return out != null ? out : Path.of("out", experiment.name());
     }
 
+    /**
+     * The name of the copy of the experiment file kept in the output folder ({@code experiment.yaml},
+     * or {@code .yml}/{@code .json} like the original): what {@code tierlab plot} reads the charts from.
+     */
+    static String experimentCopyName(ExperimentLoader.Experiment experiment) {
+        String original = experiment.file().getFileName().toString();
+        return EXPERIMENT_COPY + original.substring(original.lastIndexOf('.')).toLowerCase(Locale.ROOT);
+    }
+
+    /** The experiment file copy in {@code folder}; one line when there is none. */
+    static Path experimentCopy(Path folder) {
+        for (String extension : List.of(".yaml", ".yml", ".json")) {
+            Path copy = folder.resolve(EXPERIMENT_COPY + extension);
+            if (Files.isRegularFile(copy)) {
+                return copy;
+            }
+        }
+        throw new CommandException(folder + ": no " + EXPERIMENT_COPY + ".yaml in it (written by an older tierlab?);"
+                + " name the experiment file with --file");
+    }
+
     static Set<String> ownedFiles(ExperimentLoader.Experiment experiment) {
         Set<String> owned = new LinkedHashSet<>(List.of(ResultFiles.RESULTS, ResultFiles.REQUESTS, ResultFiles.TIMESERIES,
-                ResultFiles.SUMMARY, RUN_INFO, REPORT));
+                ResultFiles.SUMMARY, RUN_INFO, REPORT, experimentCopyName(experiment)));
         if (experiment.spec().charts() != null) {
             experiment.spec().charts().forEach(chart -> {
                 owned.add(chart.file() + ".png");
@@ -174,7 +218,7 @@ public final class RunCommand implements Callable<Integer> {
             });
         }
         if (experiment.spec().missRatioCurve() != null) {
-            owned.addAll(List.of(MISS_RATIO_CSV, MISS_RATIO_PNG, MISS_RATIO_SVG));
+            owned.addAll(List.of(MISS_RATIO_CSV, MISS_RATIO_PNG, MISS_RATIO_SVG, Plotter.MISS_RATIO_SECTION));
         }
         return owned;
     }

@@ -12,10 +12,11 @@ import tierlab.sim.fault.FaultSettings;
  * @param baseline   {@code tiered}, {@code no-offload} or {@code host-memory} (see {@link ExperimentFile.StoreSection})
  * @param parameters every setting of the run by its file path ({@code store.policy} → {@code "lru"}), the
  *                   left-hand columns of {@code results.csv}
+ * @param l2File     live mode: the persistent L2 file the run starts warm from and keeps; null for a scratch file
  */
 public record RunConfig(String mode, long seed, WorkloadPlan workload, StoreSettings store, SchedulerSettings scheduler,
                         DeviceProfile device, FaultSettings faults, String baseline, long sampleIntervalNs,
-                        boolean checkInvariants, Map<String, Object> parameters) {
+                        boolean checkInvariants, Map<String, Object> parameters, java.nio.file.Path l2File) {
 
     public static final String TIERED = "tiered";
     public static final String NO_OFFLOAD = "no-offload";

@@ -15,6 +15,7 @@ import tierlab.engine.BlockingStorage;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
 import tierlab.engine.live.LiveRuntime;
+import tierlab.engine.live.WarmStart;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestOutcome;
@@ -250,7 +251,8 @@ public final class RunExecutor {
      * real payload checks add up across passes.
      */
     private static final class LivePasses implements PassRunner {
-        private final ServingEngine engine;
+        /** The engine the passes serve: the run's own, or one over the store a warm start recovered. */
+        private ServingEngine engine;
         private LiveRuntime runtime;
         private StoragePort port;
         long offsetNs;
@@ -260,6 +262,12 @@ public final class RunExecutor {
 
         LivePasses(ServingEngine engine) {
             this.engine = engine;
+        }
+
+        /** Serves the passes with {@code servingEngine} from now on; returns it. */
+        ServingEngine engine(ServingEngine servingEngine) {
+            this.engine = servingEngine;
+            return servingEngine;
         }
 
         void attach(LiveRuntime liveRuntime, StoragePort storagePort) {
@@ -290,7 +298,8 @@ public final class RunExecutor {
     private RunResult live(RunPoint point, Passes passes, ServingEngine scheduler, DecisionTrace trace, long startNs) {
         RunConfig config = point.config();
         StoreSettings settings = scheduler.store().settings();
-        Path l2 = l2File(point);
+        Path persistent = config.l2File();
+        Path l2 = persistent != null ? persistent : l2File(point);
         var gpu = config.device().gpu();
         ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
                 gpu.decodeNsPerSequence());
@@ -299,23 +308,31 @@ public final class RunExecutor {
         String failure = null;
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
              StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
-             LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
+             // A persistent L2 file is opened after the port sized it and before the first write.
+             WarmStart.Opened warm = persistent == null ? null : WarmStart.open(settings, l2, trace);
+             LiveRuntime runtime = new LiveRuntime(live.engine(warm == null ? scheduler : warmEngine(point, warm, trace)),
+                     port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
             live.attach(runtime, port);
-            failure = loop.run(passes, live, scheduler);
+            failure = loop.run(passes, live, live.engine);
             if (failure == null) {
-                scheduler.store().checkInvariants();
+                live.engine.store().checkInvariants();
+                if (warm != null) {
+                    WarmStart.saveOnShutdown(warm, l2);
+                }
             }
         } catch (IOException e) {
             failure = "cannot open the L2 file " + l2 + ": " + e.getMessage();
         } catch (RuntimeException e) {
             failure = oneLine(e);
         } finally {
-            deleteQuietly(l2);
+            if (persistent == null) {
+                deleteQuietly(l2);
+            }
         }
         Map<String, Double> run = new LinkedHashMap<>();
         run.put("run.failed", failure == null ? 0.0 : 1.0);
-        run.put("run.unfinished", (double) (loop.submitted - scheduler.finished().size()));
-        run.put("run.leftovers", failure == null ? (double) scheduler.store().leftovers().size() : 0.0);
+        run.put("run.unfinished", (double) (loop.submitted - live.engine.finished().size()));
+        run.put("run.leftovers", failure == null ? (double) live.engine.store().leftovers().size() : 0.0);
         run.put("run.mismatches", (double) live.realMismatches);
         // Live runs have no payload ledger and no virtual clock: these are not measured, not zero.
         run.put("run.l2Disagreements", Double.NaN);
@@ -325,6 +342,12 @@ public final class RunExecutor {
         run.put("run.events", Double.NaN);
         return new RunResult(point, loop.metrics, run, List.of(), loop.ttft, hex(trace.hash()), trace.eventCount(), failure,
                 List.copyOf(live.examples), System.nanoTime() - startNs);
+    }
+
+    /** The engine over the store {@link WarmStart} opened; says on stderr whether it starts warm and why. */
+    private static ServingEngine warmEngine(RunPoint point, WarmStart.Opened warm, DecisionTrace trace) {
+        System.err.println("tierlab: run " + point.index() + ": " + warm.message());
+        return ServingEngines.create(point.config().scheduler(), warm.store(), trace);
     }
 
     private Path l2File(RunPoint point) {

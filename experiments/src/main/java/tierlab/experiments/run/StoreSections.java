@@ -157,6 +157,24 @@ final class StoreSections {
         return settings;
     }
 
+    /**
+     * The persistent L2 file a run names ({@code store.l2File}, relative to the experiment file's
+     * folder), with its column; null when the run uses a scratch file.
+     */
+    static Path l2File(StoreSection section, RunMode mode, Path folder, Map<String, Object> parameters) {
+        if (section == null || section.l2File() == null) {
+            return null;
+        }
+        if (!mode.persistentL2()) {
+            List<String> keeping = RunMode.REGISTRY.names().stream()
+                    .filter(name -> RunMode.REGISTRY.get("mode", name).persistentL2()).toList();
+            throw new IllegalArgumentException("store.l2File: only a " + String.join(" or ", keeping)
+                    + " run keeps a persistent L2 file (mode is " + mode.name() + ")");
+        }
+        parameters.put("store.l2File", section.l2File());
+        return folder.resolve(section.l2File()).normalize();
+    }
+
     /** The knobs as their declared types; a value of the wrong JSON type is named like any other field's. */
     private static PolicyParameters policyKnobs(Map<String, JsonNode> nodes) {
         Map<String, Object> values = new LinkedHashMap<>();

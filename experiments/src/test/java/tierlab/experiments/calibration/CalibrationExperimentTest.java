@@ -131,6 +131,38 @@ class CalibrationExperimentTest {
         assertEverythingWritten(summary, 16);
     }
 
+    /**
+     * A chart that cannot be drawn (a host without fonts) used to take the whole output folder with
+     * it; now the profile, the tables and the other charts are written and the failure is named.
+     */
+    @Test
+    void aFailingChartCostsNeitherTheProfileNorTheTables() throws IOException {
+        NvmeProfile truth = new NvmeProfile(10, 64, 90_000, 450e6, 35_000, 280e6, "none");
+        CalibrationSettings settings = CalibrationSettings.defaults(dir.resolve("unused.bin"));
+        List<MeasuredPoint> runs = new ArrayList<>();
+        for (BenchCase c : settings.toSweep().grid()) {
+            NvmeClosedLoop.Prediction p = NvmeClosedLoop.predict(truth, !c.access().write(), c.blockBytes(), c.queueDepth(), 1);
+            long ops = 1_000;
+            runs.add(new MeasuredPoint(c, 1, ops, ops * c.blockBytes(), Math.round(ops / p.iops() * 1e9), p.iops(),
+                    p.iops() * c.blockBytes(), p.meanLatencyNs(), p.p50LatencyNs(), p.p99LatencyNs(), 0));
+        }
+        CalibrationSweep.SweepResult sweep = new CalibrationSweep.SweepResult(settings.toSweep(), "synthetic", "generated", runs, 0);
+
+        CalibrationSummary summary = CalibrationExperiment.analyze(dir.resolve("out"), settings, sweep, (chart, png, svg) -> {
+            if (png.getFileName().toString().startsWith("latency-vs-qd-write")) {
+                throw new Error("Fontconfig head is null, check your fonts or fonts configuration");
+            }
+            CalibrationCharts.FILES.write(chart, png, svg);
+        });
+
+        assertEquals(List.of("chart latency-vs-qd-write not drawn: Error: Fontconfig head is null, check your fonts or fonts"
+                + " configuration"), summary.chartFailures());
+        for (String name : CalibrationSummary.FILES) {
+            assertEquals(!name.startsWith("latency-vs-qd-write"), Files.isRegularFile(summary.outputDirectory().resolve(name)), name);
+        }
+        assertEquals(truth.channels(), DeviceProfile.load(summary.profileFile()).nvme().channels(), 1);
+    }
+
     @Test
     void badSettingsNameTheField() {
         Path file = dir.resolve("l2.bin");

@@ -24,6 +24,9 @@ class RegistriesTest {
         assertTrue(!RunMode.SIM.realStorage() && RunMode.SIM.virtualClock());
         assertTrue(RunMode.HYBRID.realStorage() && RunMode.HYBRID.virtualClock());
         assertTrue(RunMode.LIVE.realStorage() && !RunMode.LIVE.virtualClock());
+        // store.l2File: only the live runner opens its L2 file through WarmStart.
+        assertEquals(List.of("live"), RunMode.REGISTRY.names().stream()
+                .filter(name -> RunMode.REGISTRY.get("mode", name).persistentL2()).toList());
         assertEquals("mode: unknown mode 'turbo' (known: sim, hybrid, live)",
                 messageOf(() -> RunMode.REGISTRY.get("mode", "turbo")));
     }

@@ -1,0 +1,179 @@
+package tierlab.experiments.run;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static tierlab.experiments.run.RunCommandTest.run;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tierlab.experiments.run.RunCommandTest.Run;
+
+/**
+ * {@code tierlab plot}: charts and report re-drawn from an output folder's tables; a run draws them
+ * the same way, so re-plotting an unchanged folder rewrites every file byte for byte. Charts never
+ * cost data: a chart that fails (as on a host without fonts) is named, and everything else is written.
+ */
+class PlotCommandTest {
+
+    @TempDir
+    Path folder;
+
+    @AfterEach
+    void realCharts() {
+        RunCommand.chartWriter = ChartRenderer.FILES;
+    }
+
+    private Path runSmall(String name) throws IOException {
+        Path file = folder.resolve(name + ".yaml");
+        Files.writeString(file, RunCommandTest.SMALL);
+        Path out = folder.resolve("out-" + name);
+        Run run = run("run", file.toString(), "--out", out.toString(), "--quiet");
+        assertEquals(0, run.exitCode(), run.err());
+        return out;
+    }
+
+    private static Map<String, byte[]> contents(Path dir) throws IOException {
+        Map<String, byte[]> files = new TreeMap<>();
+        try (Stream<Path> paths = Files.list(dir)) {
+            for (Path path : paths.toList()) {
+                files.put(path.getFileName().toString(), Files.readAllBytes(path));
+            }
+        }
+        return files;
+    }
+
+    private static void assertSameFiles(Map<String, byte[]> expected, Map<String, byte[]> actual) {
+        assertEquals(expected.keySet(), actual.keySet());
+        expected.forEach((name, bytes) -> assertArrayEquals(bytes, actual.get(name), name + " differs"));
+    }
+
+    @Test
+    void rePlottingAnUnchangedFolderRewritesEveryChartAndTheReportByteForByte() throws IOException {
+        Path out = runSmall("small");
+        assertTrue(Files.isRegularFile(out.resolve("experiment.yaml")), "the run keeps its experiment file");
+        Map<String, byte[]> before = contents(out);
+        Files.delete(out.resolve("hit.svg"));
+        Files.delete(out.resolve("report.md"));
+
+        Run plot = run("plot", out.toString());
+        assertEquals(0, plot.exitCode(), plot.err());
+        assertTrue(plot.out().contains("drew 5 charts and report.md"), plot.out());
+        assertSameFiles(before, contents(out));
+    }
+
+    @Test
+    void anEditedChartIsRedrawnWithoutRerunning() throws IOException {
+        Path out = runSmall("small");
+        Map<String, byte[]> before = contents(out);
+        Path copy = out.resolve("experiment.yaml");
+        Files.writeString(copy, Files.readString(copy).replace(
+                "{type: bar, file: bars, x: store.policy, y: warm.elapsedS}",
+                "{type: bar, file: bars, x: store.policy, y: cold.elapsedS, title: Cold pass}"));
+
+        Run plot = run("plot", out.toString());
+        assertEquals(0, plot.exitCode(), plot.err());
+        Map<String, byte[]> after = contents(out);
+        assertFalse(java.util.Arrays.equals(before.get("bars.svg"), after.get("bars.svg")), "the edited chart changed");
+        assertTrue(new String(after.get("report.md")).contains("### Cold pass"));
+        for (String table : new String[] {"results.csv", "requests.csv", "timeseries.csv", "summary.json", "run.json", "hit.svg"}) {
+            assertArrayEquals(before.get(table), after.get(table), table + " is untouched");
+        }
+    }
+
+    @Test
+    void aBadChartSpecIsOneLineNamingFileLineAndFieldAndWritesNothing() throws IOException {
+        Path out = runSmall("small");
+        Path copy = out.resolve("experiment.yaml");
+        Files.writeString(copy, Files.readString(copy).replace("y: warm.elapsedS}", "y: warm.elapsed}"));
+        Map<String, byte[]> before = contents(out);
+        int line = Files.readAllLines(copy).indexOf(Files.readAllLines(copy).stream()
+                .filter(l -> l.contains("warm.elapsed}")).findFirst().orElseThrow()) + 1;
+
+        Run plot = run("plot", out.toString());
+        assertEquals(1, plot.exitCode());
+        assertEquals(1, plot.err().strip().lines().count(), plot.err());
+        assertTrue(plot.err().contains(copy + ":" + line + ": charts[1].y: unknown metric 'warm.elapsed'"), plot.err());
+        assertSameFiles(before, contents(out));
+
+        Files.writeString(copy, Files.readString(copy).replace("charts:", "charts: [\n"));
+        before = contents(out);
+        Run broken = run("plot", out.toString());
+        assertEquals(1, broken.exitCode());
+        assertTrue(broken.err().startsWith("tierlab: " + copy + ":"), broken.err());
+        assertSameFiles(before, contents(out));
+    }
+
+    @Test
+    void anotherFileCanBeNamedWithFile() throws IOException {
+        Path out = runSmall("small");
+        Path other = folder.resolve("other.yaml");
+        Files.writeString(other, RunCommandTest.SMALL.replace("file: heat,", "file: heat2,"));
+        Run plot = run("plot", out.toString(), "--file", other.toString());
+        assertEquals(0, plot.exitCode(), plot.err());
+        assertTrue(Files.isRegularFile(out.resolve("heat2.svg")));
+        assertTrue(Files.readString(out.resolve("report.md")).contains("(heat2.png)"));
+    }
+
+    @Test
+    void aFailingChartCostsNoDataAndIsNamedInTheReportAndOnStderr() throws IOException {
+        ChartRenderer.ChartWriter real = ChartRenderer.FILES;
+        RunCommand.chartWriter = (chart, png, svg) -> {
+            if (png.getFileName().toString().equals("bars.png")) {
+                // What the JDK throws on a host without fonts.
+                throw new Error("Fontconfig head is null, check your fonts or fonts configuration");
+            }
+            real.write(chart, png, svg);
+        };
+        Path file = folder.resolve("small.yaml");
+        Files.writeString(file, RunCommandTest.SMALL);
+        Path out = folder.resolve("out");
+        Run run = run("run", file.toString(), "--out", out.toString(), "--quiet");
+
+        assertEquals(1, run.exitCode(), "a missing chart is not a clean exit");
+        assertTrue(run.err().contains("chart bars") && run.err().contains("Fontconfig head is null"), run.err());
+        for (String name : new String[] {"results.csv", "requests.csv", "timeseries.csv", "summary.json", "run.json",
+                "report.md", "experiment.yaml", "hit.png", "hit.svg", "heat.svg", "ttft.svg", "l1.svg"}) {
+            assertTrue(Files.size(out.resolve(name)) > 0, name + " was written");
+        }
+        assertFalse(Files.exists(out.resolve("bars.png")));
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("1 chart could not be drawn"), report);
+        assertTrue(report.contains("- `bars` (warm.elapsedS by store.policy): Error: Fontconfig head is null"), report);
+
+        RunCommand.chartWriter = real;
+        Run plot = run("plot", out.toString());
+        assertEquals(0, plot.exitCode(), plot.err());
+        assertTrue(Files.size(out.resolve("bars.png")) > 0, "re-plotting draws it once the cause is gone");
+        assertNotEquals(report, Files.readString(out.resolve("report.md")));
+        assertFalse(Files.readString(out.resolve("report.md")).contains("could not be drawn"));
+    }
+
+    @Test
+    void aFailingChartInPlotIsNamedAndTheOthersAreWritten() throws IOException {
+        Path out = runSmall("small");
+        ChartSpecs specs = ChartSpecs.read(out.resolve("experiment.yaml"));
+        RunTables tables = RunTables.read(out);
+        Files.delete(out.resolve("heat.svg"));
+        Plotter.Plotted plotted = Plotter.render(out, specs, tables, Map.of(), (chart, png, svg) -> {
+            if (png.getFileName().toString().startsWith("heat")) {
+                throw new IllegalStateException("no encoder");
+            }
+            ChartRenderer.FILES.write(chart, png, svg);
+        });
+        assertEquals(4, plotted.charts().drawn().size());
+        assertEquals(1, plotted.charts().failed().size());
+        assertEquals("chart heat (warm.l1HitRatio by store.policy and store.l1CapacityGiB) not drawn: IllegalStateException:"
+                + " no encoder", Plotter.failureLines(plotted.charts()).getFirst());
+        assertTrue(Files.readString(out.resolve("report.md")).contains("`heat`"));
+    }
+}
