@@ -7,10 +7,12 @@ import tierlab.engine.PinnedArena;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
+import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.EngineScheduler;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.trace.DecisionTrace;
 
@@ -64,7 +66,7 @@ final class WarmRestartHarness {
 
     private static Outcome serve(Path l2, WarmStart.Opened opened, PinnedArena arena, StoragePort port,
                                  List<RequestSpec> requests, boolean clean) throws Exception {
-        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.defaults(1_024).withConcurrency(4),
+        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(1_024).withConcurrency(4),
                 opened.store(), opened.store().trace());
         try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(20_000, 100, 0, 10_000),
                 30_000_000_000L)) {
