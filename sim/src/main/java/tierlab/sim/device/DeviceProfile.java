@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import tierlab.engine.persist.AtomicFiles;
 import tierlab.model.Registry;
 
 /**
@@ -93,11 +92,6 @@ public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, Gpu
             throw new IllegalStateException("profile '" + name + "' cannot be written as YAML: " + e.getMessage(), e);
         }
         return text.toString();
-    }
-
-    /** Writes {@link #toYaml} to {@code file}: beside it first, then renamed over, so a reader never sees half a file. */
-    public void save(Path file, String headerComment) throws IOException {
-        AtomicFiles.writeString(file, toYaml(headerComment));
     }
 
     private static void integralDoublesAsLongs(JsonNode node) {
