@@ -32,9 +32,9 @@ import tierlab.sim.metrics.Sample;
  * Drives the unchanged model on a virtual clock: requests arrive as events, the {@link Driver}
  * hands every operation the engine emits to a simulated device port (storage: {@link SimStoragePort}
  * over the model the profile names in {@link StorageModels}, copies: {@link SimCopyPort}, compute:
- * {@link GpuModel}) that says when it completes, and the
- * completion comes back as an event on this runtime's timeline. Payload identity is followed by a
- * {@link PayloadLedger}, so a stale read is a counted mismatch exactly as in hybrid and live mode.
+ * {@link GpuModel}) that says when it completes, and the completion comes back as an event on this
+ * runtime's timeline. Payload identity is followed by a {@link PayloadLedger}, so a stale read is a
+ * counted mismatch exactly as in hybrid and live mode.
  *
  * <p>Everything here is deterministic: the same inputs and seed give the same decision trace.
  */
