@@ -89,7 +89,7 @@ public final class AtomicOutputDirectory {
             if (e instanceof CommandException commandException) {
                 throw commandException;
             }
-            throw new CommandException("cannot write output folder " + target + ": " + Main.describe(e), e);
+            throw new CommandException("cannot write output folder " + target + ": " + CommandException.describe(e), e);
         }
     }
 

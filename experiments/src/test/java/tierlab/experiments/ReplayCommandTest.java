@@ -23,6 +23,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import tierlab.experiments.cli.Main;
 import tierlab.model.policy.BeladyPolicy;
 import tierlab.model.policy.Policies;
 import tierlab.sim.workload.MooncakeTraceReader;

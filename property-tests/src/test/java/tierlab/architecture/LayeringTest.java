@@ -4,8 +4,6 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -51,9 +49,6 @@ class LayeringTest {
     void noPackageCycles() {
         slices().matching("tierlab.(**)")
                 .should().beFreeOfCycles()
-                // The command line's entry point names every subcommand, wherever it lives: composing
-                // the program is its job, and it is the one class nothing else depends on.
-                .ignoreDependency(JavaClass.Predicates.equivalentTo(tierlab.experiments.Main.class), DescribedPredicate.alwaysTrue())
                 .because("a cycle between packages makes them one unit that can only change together")
                 .check(productionClasses);
     }
@@ -62,10 +57,6 @@ class LayeringTest {
     void simReachesTheEngineOnlyFromItsHybridPackage() {
         noClasses().that().resideInAPackage("tierlab.sim..")
                 .and().resideOutsideOfPackage("tierlab.sim.hybrid..")
-                // Known, and the one left: DeviceProfile.save writes a fitted profile through the engine's
-                // AtomicFiles. Writing profiles belongs with the calibration that fits them; the exception
-                // goes when save moves there (the device-preset registry work owns DeviceProfile).
-                .and().doNotHaveFullyQualifiedName("tierlab.sim.device.DeviceProfile")
                 .should().dependOnClassesThat().resideInAPackage("tierlab.engine..")
                 .because("sim devices implement the model's ports; only hybrid mode runs real engine bytes under"
                         + " simulated time")

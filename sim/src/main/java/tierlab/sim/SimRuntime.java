@@ -19,9 +19,9 @@ import tierlab.sim.device.CopyEngine;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.GpuModel;
 import tierlab.sim.device.HostSubmitter;
-import tierlab.sim.device.NvmeModel;
 import tierlab.sim.device.SimCopyPort;
 import tierlab.sim.device.SimStoragePort;
+import tierlab.sim.device.StorageModels;
 import tierlab.sim.hybrid.RealBytes;
 import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.kernel.Simulator;
@@ -30,10 +30,11 @@ import tierlab.sim.metrics.Sample;
 
 /**
  * Drives the unchanged model on a virtual clock: requests arrive as events, the {@link Driver}
- * hands every operation the engine emits to a simulated device port (storage: {@link SimStoragePort},
- * copies: {@link SimCopyPort}, compute: {@link GpuModel}) that says when it completes, and the
- * completion comes back as an event on this runtime's timeline. Payload identity is followed by a
- * {@link PayloadLedger}, so a stale read is a counted mismatch exactly as in hybrid and live mode.
+ * hands every operation the engine emits to a simulated device port (storage: {@link SimStoragePort}
+ * over the model the profile names in {@link StorageModels}, copies: {@link SimCopyPort}, compute:
+ * {@link GpuModel}) that says when it completes, and the completion comes back as an event on this
+ * runtime's timeline. Payload identity is followed by a {@link PayloadLedger}, so a stale read is a
+ * counted mismatch exactly as in hybrid and live mode.
  *
  * <p>Everything here is deterministic: the same inputs and seed give the same decision trace.
  */
@@ -65,11 +66,9 @@ public final class SimRuntime implements CompletionTimeline {
     private boolean down;
     private final List<RequestSpec> arrivedWhileDown = new ArrayList<>();
     private final PayloadLedger ledger;
-    private final NvmeModel nvme;
     private final CopyEngine hostToDevice;
     private final CopyEngine deviceToHost;
     private final GpuModel gpu;
-    private final HostSubmitter submitter;
     private final SimStoragePort storage;
     private final SimCopyPort copies;
     private CompletionFilter filter;
@@ -82,12 +81,11 @@ public final class SimRuntime implements CompletionTimeline {
         this.simulator = new Simulator();
         this.store = scheduler.store();
         this.ledger = new PayloadLedger(store.settings().geometry().laneBytes(), store.settings().geometry().tp());
-        this.nvme = new NvmeModel(profile.nvme(), seeds.seedOf("nvme"));
         this.hostToDevice = new CopyEngine(profile.pcie().h2dBytesPerSecond(), profile.pcie().h2dLatencyNs());
         this.deviceToHost = new CopyEngine(profile.pcie().d2hBytesPerSecond(), profile.pcie().d2hLatencyNs());
         this.gpu = new GpuModel(profile.gpu(), this);
-        this.submitter = new HostSubmitter(profile.host());
-        this.storage = new SimStoragePort(nvme, submitter, this);
+        // The model's seed is named after the model, so the nvme model keeps the seed it always had.
+        this.storage = StorageModels.open(profile, seeds::seedOf, this);
         this.copies = new SimCopyPort(hostToDevice, deviceToHost, this);
         OpSink completed = (op, completion) -> {
             long nowNs = simulator.nowNs();
@@ -315,7 +313,7 @@ public final class SimRuntime implements CompletionTimeline {
 
     /** The run's counters now: virtual time, the simulated submitter's submissions, the payload ledger's checks. */
     public CounterSnapshot counterSnapshot() {
-        return CounterSnapshot.of(driver.engine(), simulator.nowNs(), submitter.submissions(), ledger.loadMatches(),
+        return CounterSnapshot.of(driver.engine(), simulator.nowNs(), storage.submitter().submissions(), ledger.loadMatches(),
                 ledger.loadMismatches(), ledger.stagingMismatches());
     }
 
@@ -323,11 +321,10 @@ public final class SimRuntime implements CompletionTimeline {
     public ServingEngine scheduler() { return driver.engine(); }
     public TieredStore store() { return store; }
     public PayloadLedger ledger() { return ledger; }
-    public NvmeModel nvme() { return nvme; }
     public CopyEngine hostToDevice() { return hostToDevice; }
     public CopyEngine deviceToHost() { return deviceToHost; }
     public GpuModel gpu() { return gpu; }
-    public HostSubmitter submitter() { return submitter; }
+    public HostSubmitter submitter() { return storage.submitter(); }
     public SimStoragePort storage() { return storage; }
     public long requestsSubmitted() { return requestsSubmitted; }
 }

@@ -17,13 +17,14 @@ import tierlab.model.io.OpSink;
 import tierlab.model.io.StoragePort;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.HostSubmitter;
-import tierlab.sim.device.NvmeModel;
 import tierlab.sim.device.SimStoragePort;
+import tierlab.sim.device.StorageModels;
 import tierlab.sim.hybrid.RealBytes;
 import tierlab.sim.kernel.Simulator;
 
 /**
- * The storage-port contract on the simulator's storage port (host submitter + NVMe model) carrying
+ * The storage-port contract on the simulator's storage port (host submitter + the profile's storage
+ * model, the preset's NVMe model here; subclasses name other models) carrying
  * real bytes as hybrid mode does ({@link RealBytes#storagePort}): the simulated device decides when
  * each operation completes, the FileChannel backend moves the bytes then. The class lives in
  * {@code tierlab.engine} because the contract and the backend's test hooks are package-private there.
@@ -42,12 +43,12 @@ class SimulatedStoragePortTest extends StoragePortContract {
         private final StoragePort port;
         private boolean closed;
 
-        Simulated(FileChannelBackend real, PinnedArena arena) {
+        Simulated(FileChannelBackend real, PinnedArena arena, DeviceProfile profile) {
             this.real = real;
             this.bytes = new RealBytes(arena, new BlockingStorage(real, TIMEOUT.toNanos()), BLOCK, 1);
-            DeviceProfile profile = DeviceProfile.preset("qwen3-8b-h100");
-            this.submitter = new HostSubmitter(profile.host());
-            this.port = bytes.storagePort(new SimStoragePort(new NvmeModel(profile.nvme(), 1), submitter, this));
+            SimStoragePort simulated = StorageModels.open(profile, model -> 1, this);
+            this.submitter = simulated.submitter();
+            this.port = bytes.storagePort(simulated);
         }
 
         @Override
@@ -98,7 +99,12 @@ class SimulatedStoragePortTest extends StoragePortContract {
     protected StoragePort open(Path l2Path, PinnedArena arena, long maxTransferBytes, long preallocateBytes) throws IOException {
         FileChannelBackend real = FileChannelBackend.open(l2Path, arena, FileChannelSettings.defaults()
                 .withMaxTransferBytes(maxTransferBytes).withL2PreallocateBytes(preallocateBytes));
-        return new Simulated(real, arena);
+        return new Simulated(real, arena, profile());
+    }
+
+    /** The simulated host, whose storage section picks the device model under test. */
+    protected DeviceProfile profile() {
+        return DeviceProfile.preset("qwen3-8b-h100");
     }
 
     @Override

@@ -63,7 +63,7 @@ class SimRuntimeTest {
         assertTrue(runtime.store().leftovers().isEmpty(), runtime.store().leftovers().toString());
         assertEquals(0, runtime.ledger().mismatches(), runtime.ledger().mismatchExamples().toString());
         assertTrue(runtime.ledger().loadMatches() > 0, "the warm pass loads from the store");
-        assertTrue(runtime.nvme().readOps() > 0, "L1 is smaller than the working set, so L2 is read back");
+        assertTrue(runtime.storage().device().readOps() > 0, "L1 is smaller than the working set, so L2 is read back");
         assertTrue(runtime.simulator().nowNs() > 0);
     }
 

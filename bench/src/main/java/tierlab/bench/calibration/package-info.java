@@ -9,7 +9,8 @@
  *   <li>{@link tierlab.bench.calibration.NvmeFit} fits {@link tierlab.sim.device.NvmeProfile}'s
  *       parameters to those points;</li>
  *   <li>{@link tierlab.bench.calibration.NvmeClosedLoop} runs {@link tierlab.sim.device.NvmeModel}
- *       in the same closed loop as the sweep, so model and measurement compare point by point.</li>
+ *       in the same closed loop as the sweep, so model and measurement compare point by point;</li>
+ *   <li>{@link tierlab.bench.calibration.FittedProfiles} writes the fitted profile as a file.</li>
  * </ul>
  *
  * <p>The files and charts of a calibration run are written by {@code tierlab.experiments.calibration}.

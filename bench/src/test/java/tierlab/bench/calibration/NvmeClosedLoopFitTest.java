@@ -134,7 +134,7 @@ class NvmeClosedLoopFitTest {
         assertTrue(fitted.maxReadBytesPerSecond() > 0);
         DeviceProfile profile = DeviceProfile.preset("qwen3-8b-h100").withName("calibrated-test").withNvme(fitted);
         Path file = dir.resolve("fitted-profile.yaml");
-        profile.save(file, "fitted by a test\nsecond line");
+        FittedProfiles.save(profile, file, "fitted by a test\nsecond line");
         String text = Files.readString(file);
         assertTrue(text.startsWith("# fitted by a test\n# second line\n"), text);
         assertTrue(text.contains("readBytesPerSecondPerChannel: " + (long) fitted.readBytesPerSecondPerChannel() + "\n"), text);

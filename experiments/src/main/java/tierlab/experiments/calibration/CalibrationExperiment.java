@@ -22,6 +22,7 @@ import tech.tablesaw.api.LongColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 import tierlab.bench.calibration.CalibrationSweep;
+import tierlab.bench.calibration.FittedProfiles;
 import tierlab.bench.calibration.MeasuredPoint;
 import tierlab.bench.calibration.NvmeClosedLoop;
 import tierlab.bench.calibration.NvmeFit;
@@ -119,7 +120,7 @@ public final class CalibrationExperiment {
                 points.size(), sweep.runs().size(), nvme, fit, median(all), median(reads), median(writes),
                 Arrays.stream(all).max().orElse(0), medianLatencyError, channelOnlyError, sweep.wallNs() / 1e9, List.of());
 
-        profile.save(profileFile, profileHeader(settings, sweep, summary));
+        FittedProfiles.save(profile, profileFile, profileHeader(settings, sweep, summary));
         AtomicFiles.write(outputDirectory.resolve(POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
         AtomicFiles.write(outputDirectory.resolve(RUNS_CSV), file -> runsTable(sweep.runs()).write().csv(file.toFile()));
         AtomicFiles.write(outputDirectory.resolve(SUMMARY_JSON), file -> Files.writeString(file, summaryJson(settings, summary)));

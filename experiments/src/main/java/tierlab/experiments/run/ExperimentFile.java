@@ -94,9 +94,13 @@ public record ExperimentFile(String name, String description, String label, Stri
                                Double latencySpikeProbability, Double latencySpikeMs, Double reorderWindowMs,
                                Double stuckProbability, Double stuckForMs, List<Long> failReadTickets) {}
 
-    /** The serving engine: vLLM-like step loop knobs. */
+    /**
+     * The serving engine and its step loop's knobs.
+     *
+     * @param engine a serving engine by its registry name ({@code tierlab.model.serving.ServingEngines}) [vllm]
+     */
     public record SchedulerSection(Integer concurrency, Long maxBatchedTokens, Long gpuKvBlocks,
-                                   Integer prefetchMaxRequests, Boolean allL1Bypass) {}
+                                   Integer prefetchMaxRequests, Boolean allL1Bypass, String engine) {}
 
     /**
      * One chart. {@code type}: {@code line} (x numeric), {@code bar} (x categorical), {@code heatmap}

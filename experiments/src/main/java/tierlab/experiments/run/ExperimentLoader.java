@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import tierlab.experiments.CommandException;
-import tierlab.experiments.run.ExperimentFile.SchedulerSection;
 import tierlab.model.Registry;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.SchedulerSettings;
@@ -72,6 +71,7 @@ public final class ExperimentLoader {
             throw new CommandException(file + ": the experiment file is empty");
         }
         StoreSections.checkKnobNames(file, text, null, spec);
+        SchedulerSections.checkEngine(file, text, null, spec);
         JsonNode tree = ExperimentParsing.bind(file, text, null, () -> mapper.readTree(bytes));
         if (!(tree instanceof ObjectNode root)) {
             throw new CommandException(file + ": an experiment file is a mapping of fields (name, workload, store, ...)");
@@ -133,6 +133,7 @@ public final class ExperimentLoader {
             ExperimentFile pointSpec = cell.isEmpty() ? spec
                     : ExperimentParsing.bind(file, text, where, () -> mapper.treeToValue(copy, ExperimentFile.class));
             StoreSections.checkKnobNames(file, text, where, pointSpec);
+            SchedulerSections.checkEngine(file, text, where, pointSpec);
             if (!kind.equals("simulation")) {
                 continue;
             }
@@ -214,20 +215,8 @@ public final class ExperimentLoader {
         String baseline = StoreSections.baselineOf(spec);
         Path l2File = StoreSections.l2File(spec.store(), runMode, folder, parameters);
 
-        SchedulerSection scheduler = spec.scheduler() == null ? new SchedulerSection(null, null, null, null, null)
-                : spec.scheduler();
-        long gpuBlocks = or(scheduler.gpuKvBlocks(), Math.max(1, DEFAULT_GPU_KV_TOKENS / geometry.blockTokens()));
-        SchedulerSettings schedulerSettings = withField("scheduler", () -> new SchedulerSettings(
-                or(scheduler.concurrency(), 16), or(scheduler.maxBatchedTokens(), 8192L), gpuBlocks,
-                or(scheduler.prefetchMaxRequests(), 2), or(scheduler.allL1Bypass(), true)));
-        if (baseline.equals(RunConfig.NO_OFFLOAD)) {
-            schedulerSettings = schedulerSettings.withoutOffload();
-        }
-        parameters.put("scheduler.concurrency", schedulerSettings.maxNumSeqs());
-        parameters.put("scheduler.maxBatchedTokens", schedulerSettings.maxBatchedTokens());
-        parameters.put("scheduler.gpuKvBlocks", schedulerSettings.gpuKvBlocks());
-        parameters.put("scheduler.prefetchMaxRequests", schedulerSettings.prefetchMaxRequests());
-        parameters.put("scheduler.allL1Bypass", schedulerSettings.allL1Bypass());
+        SchedulerSettings schedulerSettings = SchedulerSections.resolve(spec.scheduler(),
+                Math.max(1, DEFAULT_GPU_KV_TOKENS / geometry.blockTokens()), baseline.equals(RunConfig.NO_OFFLOAD), parameters);
 
         String deviceName = or(spec.device(), "qwen3-8b-h100");
         DeviceProfile device = device(deviceName, folder);

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import tech.tablesaw.api.Table;
-import tierlab.experiments.Main;
+import tierlab.experiments.cli.Main;
 
 /** {@code tierlab run} end to end on small files: every output, determinism, parallel = sequential, hybrid. */
 class RunCommandTest {

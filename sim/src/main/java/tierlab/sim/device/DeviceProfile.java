@@ -1,10 +1,12 @@
 package tierlab.sim.device;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -15,19 +17,39 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import tierlab.engine.persist.AtomicFiles;
 import tierlab.model.Registry;
 
 /**
  * Every device the simulator models, as one file (JSON or YAML) an experiment can name. The
  * bundled presets live in {@code sim/src/main/resources/profiles/}.
+ *
+ * @param storage the storage device model and its parameters ({@link StorageModels}); absent (null)
+ *                means the {@code nvme} model over the {@code nvme} section, as in every profile
+ *                written before models were named
+ * @param nvme    the NVMe drive's parameters; needed only when the storage model reads them
  */
-public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, GpuProfile gpu, HostProfile host) {
+public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NULL) StorageSection storage,
+                            @JsonInclude(JsonInclude.Include.NON_NULL) NvmeProfile nvme, PcieProfile pcie,
+                            GpuProfile gpu, HostProfile host) {
 
     public DeviceProfile {
-        if (nvme == null || pcie == null || gpu == null || host == null) {
-            throw new IllegalArgumentException("profile '" + name + "' must set nvme, pcie, gpu and host");
+        if (pcie == null || gpu == null || host == null) {
+            throw new IllegalArgumentException("profile '" + name + "' must set pcie, gpu and host");
         }
+        if (nvme == null && (storage == null || storage.readsNvmeSection())) {
+            throw new IllegalArgumentException("profile '" + name + "' must set nvme (its storage model "
+                    + (storage == null ? StorageModels.DEFAULT : StorageModels.nameOf(storage)) + " reads it)");
+        }
+    }
+
+    /** A profile whose storage is the {@code nvme} model over {@code nvme}. */
+    public DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, GpuProfile gpu, HostProfile host) {
+        this(name, null, nvme, pcie, gpu, host);
+    }
+
+    /** The storage section in effect: the file's, or the {@code nvme} model's when the file has none. */
+    public StorageSection storageSection() {
+        return storage == null ? new StorageModels.Nvme() : storage;
     }
 
     /** Reads a profile file; a bad file fails with one message naming the file and the field. */
@@ -62,12 +84,12 @@ public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, Gpu
 
     /** The same devices under another name. */
     public DeviceProfile withName(String newName) {
-        return new DeviceProfile(newName, nvme, pcie, gpu, host);
+        return new DeviceProfile(newName, storage, nvme, pcie, gpu, host);
     }
 
     /** The same PCIe, GPU and host with another NVMe drive (a calibrated one, say). */
     public DeviceProfile withNvme(NvmeProfile newNvme) {
-        return new DeviceProfile(name, newNvme, pcie, gpu, host);
+        return new DeviceProfile(name, storage, newNvme, pcie, gpu, host);
     }
 
     /**
@@ -79,6 +101,7 @@ public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, Gpu
         ObjectMapper mapper = new ObjectMapper(new YAMLFactory()
                 .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                 .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+        StorageModels.registerWith(mapper);
         JsonNode tree = mapper.valueToTree(this);
         integralDoublesAsLongs(tree);
         StringBuilder text = new StringBuilder();
@@ -93,11 +116,6 @@ public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, Gpu
             throw new IllegalStateException("profile '" + name + "' cannot be written as YAML: " + e.getMessage(), e);
         }
         return text.toString();
-    }
-
-    /** Writes {@link #toYaml} to {@code file}: beside it first, then renamed over, so a reader never sees half a file. */
-    public void save(Path file, String headerComment) throws IOException {
-        AtomicFiles.writeString(file, toYaml(headerComment));
     }
 
     private static void integralDoublesAsLongs(JsonNode node) {
@@ -120,8 +138,17 @@ public record DeviceProfile(String name, NvmeProfile nvme, PcieProfile pcie, Gpu
         ObjectMapper mapper = json ? new ObjectMapper() : new ObjectMapper(new YAMLFactory());
         mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
         mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        StorageModels.registerWith(mapper);
         try {
             return mapper.readValue(in, DeviceProfile.class);
+        } catch (InvalidTypeIdException e) {
+            // An unknown or missing storage.model: the registry's message lists the known models.
+            try {
+                StorageModels.MODELS.get("storage.model", e.getTypeId());
+            } catch (IllegalArgumentException unknown) {
+                throw new IllegalArgumentException(origin + ": " + unknown.getMessage(), e);
+            }
+            throw new IllegalArgumentException(origin + ": field " + path(e) + ": " + e.getOriginalMessage(), e);
         } catch (UnrecognizedPropertyException e) {
             throw new IllegalArgumentException(origin + ": unknown field '" + e.getPropertyName() + "' at " + path(e), e);
         } catch (MismatchedInputException e) {

@@ -16,7 +16,7 @@ import org.apache.commons.math3.random.Well19937c;
  * ceiling)}; a deep queue of large commands moves at most the ceiling. Without a ceiling nothing
  * of this runs and the model is the plain channel queue.
  */
-public final class NvmeModel {
+public final class NvmeModel implements StorageDevice {
     private final NvmeProfile profile;
     /**
      * When each channel is next free, as a binary min-heap on a primitive array: a command takes
@@ -61,6 +61,7 @@ public final class NvmeModel {
     }
 
     /** A command arriving at {@code arrivalNs}: returns when it completes. */
+    @Override
     public long submit(boolean read, long bytes, long arrivalNs) {
         long freeAt = serverFreeAtNs[0];
         long startNs = Math.max(arrivalNs, freeAt);
@@ -111,7 +112,9 @@ public final class NvmeModel {
         serverFreeAtNs[slot] = freeAtNs;
     }
 
+    @Override
     public long readOps() { return readOps; }
+    @Override
     public long writeOps() { return writeOps; }
     public long readBytes() { return readBytes; }
     public long writeBytes() { return writeBytes; }

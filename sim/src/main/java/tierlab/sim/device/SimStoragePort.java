@@ -7,22 +7,26 @@ import tierlab.model.io.OpSink;
 import tierlab.model.io.StoragePort;
 
 /**
- * The simulator's storage port: the host submitter hands each submission to the NVMe model, which
- * says when each operation completes; the completion is delivered on the virtual clock. A
- * submission of k operations costs the submitter one io_uring_enter call; the operations reach the
- * device together when it is done.
+ * The simulator's storage port: the host submitter hands each submission to the device model (the
+ * one the profile's storage section names, see {@link StorageModels}), which says when each
+ * operation completes; the completion is delivered on the virtual clock. A submission of k
+ * operations costs the submitter one io_uring_enter call; the operations reach the device together
+ * when it is done.
  *
  * <p>With {@link #setL2Free} (the all-in-host-memory baseline, where the "L2" is more host memory)
  * writes complete at once and cost no device or submitter time; reads never happen there.
  */
 public final class SimStoragePort implements StoragePort {
-    private final NvmeModel nvme;
+    private final String model;
+    private final StorageDevice device;
     private final HostSubmitter submitter;
     private final CompletionTimeline timeline;
     private boolean l2Free;
 
-    public SimStoragePort(NvmeModel nvme, HostSubmitter submitter, CompletionTimeline timeline) {
-        this.nvme = nvme;
+    /** {@code model} is the device model's registry name; the port calls itself {@code sim-MODEL}. */
+    public SimStoragePort(String model, StorageDevice device, HostSubmitter submitter, CompletionTimeline timeline) {
+        this.model = model;
+        this.device = device;
         this.submitter = submitter;
         this.timeline = timeline;
     }
@@ -48,13 +52,13 @@ public final class SimStoragePort implements StoragePort {
         long atDeviceNs = submitter.submit(ops.size(), nowNs);
         for (IoOp.L2Op op : ops) {
             boolean read = op instanceof IoOp.L2Read;
-            timeline.completeAt(op, nvme.submit(read, op.lengthBytes(), atDeviceNs), opSink);
+            timeline.completeAt(op, device.submit(read, op.lengthBytes(), atDeviceNs), opSink);
         }
     }
 
     @Override
     public String name() {
-        return "sim-nvme";
+        return "sim-" + model;
     }
 
     /** Nothing to release: the device is a model. */
@@ -62,6 +66,6 @@ public final class SimStoragePort implements StoragePort {
     public void close() {
     }
 
-    public NvmeModel nvme() { return nvme; }
+    public StorageDevice device() { return device; }
     public HostSubmitter submitter() { return submitter; }
 }

@@ -1,4 +1,4 @@
-package tierlab.experiments;
+package tierlab.experiments.cli;
 
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -7,10 +7,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
+import tierlab.experiments.BenchCommand;
+import tierlab.experiments.CommandException;
+import tierlab.experiments.ReplayCommand;
 
 /**
  * The {@code tierlab} command line. Each job is a subcommand class listed in {@code subcommands};
  * adding one means writing the class and naming it there.
+ *
+ * <p>It sits in a package of its own because it names every subcommand, wherever it lives, and
+ * nothing names it: the commands' packages then depend on each other without a cycle.
  *
  * <p>Exit codes: 0 success, 1 the job failed (bad trace, unwritable output, ...), 2 bad command
  * line. Either failure prints one line to stderr, never a stack trace (docs/design.md, Habits).
@@ -67,7 +73,7 @@ public final class Main implements Runnable {
     private static int handleParameterException(ParameterException exception, String[] args) {
         CommandLine commandLine = exception.getCommandLine();
         PrintWriter err = commandLine.getErr();
-        err.println("tierlab: " + oneLine(exception.getMessage())
+        err.println("tierlab: " + CommandException.oneLine(exception.getMessage())
                 + " (see '" + commandLine.getCommandSpec().qualifiedName() + " --help')");
         err.flush();
         return commandLine.getCommandSpec().exitCodeOnInvalidInput();
@@ -77,25 +83,8 @@ public final class Main implements Runnable {
     private static int handleExecutionException(Exception exception, CommandLine commandLine,
                                                 ParseResult parseResult) {
         PrintWriter err = commandLine.getErr();
-        err.println("tierlab: " + describe(exception));
+        err.println("tierlab: " + CommandException.describe(exception));
         err.flush();
         return 1;
-    }
-
-    /**
-     * The message to show for an exception: a {@link CommandException} was written for the user
-     * and is shown as it is; anything else is unexpected, so its type is shown too.
-     */
-    static String describe(Throwable exception) {
-        String message = exception.getMessage();
-        if (exception instanceof CommandException) {
-            return oneLine(message);
-        }
-        String type = exception.getClass().getSimpleName();
-        return message == null || message.isBlank() ? type : type + ": " + oneLine(message);
-    }
-
-    private static String oneLine(String text) {
-        return text == null ? "" : text.strip().replaceAll("\\s*\\R\\s*", " ");
     }
 }

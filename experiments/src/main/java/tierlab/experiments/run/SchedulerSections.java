@@ -1,0 +1,78 @@
+package tierlab.experiments.run;
+
+import static tierlab.experiments.run.Fields.or;
+import static tierlab.experiments.run.Fields.withField;
+
+import java.nio.file.Path;
+import java.util.Map;
+import tierlab.experiments.CommandException;
+import tierlab.experiments.run.ExperimentFile.SchedulerSection;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngines;
+
+/**
+ * The {@code scheduler} section: the serving engine by its {@link ServingEngines} name and the step
+ * loop's knobs, so a new engine is a file value and a results column without a change here.
+ */
+final class SchedulerSections {
+
+    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null);
+
+    private SchedulerSections() {
+    }
+
+    /**
+     * Refuses an engine the registry does not know, with the line where the text names it (a sweep
+     * point is named by its axis values instead) and every known name.
+     */
+    static void checkEngine(Path file, String text, String where, ExperimentFile spec) {
+        if (spec == null || spec.scheduler() == null || spec.scheduler().engine() == null) {
+            return;
+        }
+        String engine = spec.scheduler().engine();
+        if (ServingEngines.names().contains(engine)) {
+            return;
+        }
+        StringBuilder message = new StringBuilder(file.toString());
+        int line = ExperimentParsing.keyLine(text, "engine", -1);
+        if (where != null) {
+            message.append(": ").append(where);
+        } else if (line > 0) {
+            message.append(": line ").append(line);
+        }
+        throw new CommandException(message.append(": ").append(unknownEngine(engine)).toString());
+    }
+
+    /**
+     * Resolves the section for a run with {@code defaultGpuKvBlocks} of GPU KV cache, adding its
+     * columns to {@code parameters}; {@code noOffload} is the baseline that recomputes every prompt.
+     */
+    static SchedulerSettings resolve(SchedulerSection section, long defaultGpuKvBlocks, boolean noOffload,
+                                     Map<String, Object> parameters) {
+        SchedulerSection scheduler = section == null ? EMPTY : section;
+        String engine = or(scheduler.engine(), SchedulerSettings.DEFAULT_ENGINE);
+        // Checked by checkEngine with the file's line; this keeps a caller that skips it from running a typo.
+        if (!ServingEngines.names().contains(engine)) {
+            throw new IllegalArgumentException(unknownEngine(engine));
+        }
+        SchedulerSettings settings = withField("scheduler", () -> new SchedulerSettings(
+                or(scheduler.concurrency(), 16), or(scheduler.maxBatchedTokens(), 8192L),
+                or(scheduler.gpuKvBlocks(), defaultGpuKvBlocks), or(scheduler.prefetchMaxRequests(), 2),
+                or(scheduler.allL1Bypass(), true)).withEngine(engine));
+        if (noOffload) {
+            settings = settings.withoutOffload();
+        }
+        parameters.put("scheduler.concurrency", settings.maxNumSeqs());
+        parameters.put("scheduler.maxBatchedTokens", settings.maxBatchedTokens());
+        parameters.put("scheduler.gpuKvBlocks", settings.gpuKvBlocks());
+        parameters.put("scheduler.prefetchMaxRequests", settings.prefetchMaxRequests());
+        parameters.put("scheduler.allL1Bypass", settings.allL1Bypass());
+        parameters.put("scheduler.engine", settings.engine());
+        return settings;
+    }
+
+    private static String unknownEngine(String engine) {
+        return "scheduler.engine: unknown serving engine '" + engine + "' (known: "
+                + String.join(", ", ServingEngines.names()) + ")";
+    }
+}

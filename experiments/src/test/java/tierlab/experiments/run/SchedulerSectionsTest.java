@@ -1,0 +1,87 @@
+package tierlab.experiments.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tech.tablesaw.api.Table;
+import tierlab.model.serving.ServingEngines;
+
+/** {@code scheduler.engine}: a serving engine by its registry name, checked, swept, and a column of results.csv. */
+class SchedulerSectionsTest {
+
+    @TempDir
+    Path folder;
+
+    /** Eight prompts sent at once to a tiered store; the scheduler section is appended. */
+    private static final String FILE = """
+            name: engines
+            workload:
+              type: long-prefill
+              prompts: 8
+              promptTokens: 1000
+            store:
+              l1CapacityGiB: 1
+              l2CapacityGiB: 4
+            scheduler:
+              concurrency: 4
+            """;
+
+    private RunCommandTest.Run run(String name, String text, Path out) throws IOException {
+        Path file = folder.resolve(name);
+        Files.writeString(file, text);
+        return RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
+    }
+
+    @Test
+    void aSerialExperimentRunsAndTheEngineIsSweptLikeAnyField() throws IOException {
+        Path out = folder.resolve("out/swept");
+        RunCommandTest.Run run = run("swept.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, serial]\n", out);
+        assertEquals(0, run.exitCode(), run.err());
+        Table results = Table.read().csv(out.resolve("results.csv").toFile());
+        assertEquals(2, results.rowCount());
+        assertEquals("vllm", results.stringColumn("scheduler.engine").get(0));
+        assertEquals("serial", results.stringColumn("scheduler.engine").get(1));
+        for (int row = 0; row < 2; row++) {
+            assertEquals(8, results.numberColumn("cold.requests").getDouble(row), "every request finishes");
+            assertEquals(8, results.numberColumn("warm.requests").getDouble(row), "every request finishes");
+        }
+        double batchedS = results.numberColumn("cold.elapsedS").getDouble(0);
+        double serialS = results.numberColumn("cold.elapsedS").getDouble(1);
+        assertTrue(serialS > batchedS, "one request at a time takes longer than four: " + serialS + " s vs " + batchedS + " s");
+    }
+
+    @Test
+    void aFileWithoutTheFieldRunsTheDefaultEngineWithTheSameResults() throws IOException {
+        Path implicit = folder.resolve("out/implicit");
+        Path explicit = folder.resolve("out/explicit");
+        assertEquals(0, run("implicit.yaml", FILE, implicit).exitCode());
+        assertEquals(0, run("explicit.yaml", FILE + "  engine: vllm\n", explicit).exitCode());
+        assertEquals(Files.readString(implicit.resolve("results.csv")), Files.readString(explicit.resolve("results.csv")),
+                "no engine field means vllm, decision for decision");
+        Table results = Table.read().csv(implicit.resolve("results.csv").toFile());
+        assertEquals(ServingEngines.VLLM, results.stringColumn("scheduler.engine").get(0));
+    }
+
+    @Test
+    void anUnknownEngineIsOneLineWithTheFileTheLineAndTheKnownNames() throws IOException {
+        Path out = folder.resolve("out/bad");
+        RunCommandTest.Run run = run("bad.yaml", FILE + "  engine: sglang\n", out);
+        assertEquals(1, run.exitCode(), run.err());
+        String err = run.err().strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.contains("bad.yaml: line 11: scheduler.engine: unknown serving engine 'sglang' (known: vllm, serial)"), err);
+        assertFalse(err.contains("Exception"), err);
+        assertFalse(Files.exists(out), "nothing is written for a bad file");
+
+        RunCommandTest.Run swept = run("swept-bad.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, sglang]\n", out);
+        assertEquals(1, swept.exitCode(), swept.err());
+        assertTrue(swept.err().contains("swept-bad.yaml: sweep point {scheduler.engine=sglang}: scheduler.engine: unknown"
+                + " serving engine 'sglang' (known: vllm, serial)"), swept.err());
+    }
+}
