@@ -39,9 +39,14 @@ public final class Registry<T> {
         }
         T entry = entries.get(name);
         if (entry == null) {
-            throw new IllegalArgumentException(field + ": unknown " + kind + " '" + name + "' (known: " + known() + ")");
+            throw new IllegalArgumentException(unknown(field, name));
         }
         return entry;
+    }
+
+    /** The one-line message for a name this registry does not know: {@code FIELD: unknown KIND 'NAME' (known: a, b, c)}. */
+    public String unknown(String field, String name) {
+        return field + ": unknown " + kind + " '" + name + "' (known: " + known() + ")";
     }
 
     public Optional<T> find(String name) {

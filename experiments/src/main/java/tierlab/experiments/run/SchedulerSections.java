@@ -72,7 +72,6 @@ final class SchedulerSections {
     }
 
     private static String unknownEngine(String engine) {
-        return "scheduler.engine: unknown serving engine '" + engine + "' (known: "
-                + String.join(", ", ServingEngines.names()) + ")";
+        return ServingEngines.REGISTRY.unknown("scheduler.engine", engine);
     }
 }

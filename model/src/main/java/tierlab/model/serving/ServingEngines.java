@@ -1,6 +1,7 @@
 package tierlab.model.serving;
 
 import java.util.List;
+import tierlab.model.Registry;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -26,31 +27,30 @@ public final class ServingEngines {
     /** One request at a time, first come first served, no prefetch window. */
     public static final String SERIAL = "serial";
 
-    private static final List<Kind> KINDS = List.of(
+    /** Every engine by name, in registration order; an unknown name is one line listing the known ones. */
+    public static final Registry<Kind> REGISTRY = register(
             new Kind(VLLM, "vLLM-like: continuous batching, prefetch window with parking, recompute preemption",
                     EngineScheduler::new),
             new Kind(SERIAL, "one request at a time, first come first served, no prefetch window", SerialEngine::new));
 
     private ServingEngines() {}
 
-    /** Every registered engine, in registration order. */
-    public static List<Kind> kinds() {
-        return KINDS;
+    private static Registry<Kind> register(Kind... kinds) {
+        Registry.Builder<Kind> builder = Registry.of("serving engine");
+        for (Kind kind : kinds) {
+            builder.add(kind.name(), kind);
+        }
+        return builder.build();
     }
 
     /** The registered names, in registration order (for error messages and docs). */
     public static List<String> names() {
-        return KINDS.stream().map(Kind::name).toList();
+        return REGISTRY.names();
     }
 
-    /** The kind called {@code name}; an unknown name is one line listing the known ones. */
+    /** The kind called {@code name}; an unknown name is {@code scheduler.engine: unknown serving engine 'x' (known: ...)}. */
     public static Kind kind(String name) {
-        for (Kind kind : KINDS) {
-            if (kind.name().equals(name)) {
-                return kind;
-            }
-        }
-        throw new IllegalArgumentException("unknown serving engine '" + name + "'; known: " + String.join(", ", names()));
+        return REGISTRY.get("scheduler.engine", name);
     }
 
     /** Creates the engine that {@code settings} names over {@code store}. */

@@ -84,7 +84,7 @@ class ServingEnginesTest {
     @Test
     void anUnknownEngineIsOneLineNamingTheKnownOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServingEngines.kind("sglang"));
-        assertEquals("unknown serving engine 'sglang'; known: vllm, serial", e.getMessage());
+        assertEquals("scheduler.engine: unknown serving engine 'sglang' (known: vllm, serial)", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> SchedulerSettings.defaults(64).withEngine(" "));
     }
 
