@@ -3,12 +3,13 @@ package tierlab.model.serving;
 import java.util.ArrayList;
 import java.util.List;
 import tierlab.model.io.IoOp;
+import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.store.LookupResult;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.TieredStore;
 
-/** One request's state inside the vLLM-like {@link EngineScheduler}. */
+/** One request's state inside a serving engine ({@link EngineScheduler}, {@link SerialEngine}). */
 final class EngineRequest {
 
     enum Phase { WAITING, PREFETCHING, RUNNING, FINISHING, FINISHED }
@@ -58,5 +59,31 @@ final class EngineRequest {
             }
         }
         return new IoOp.ComputeItem(spec.requestId(), chunk, computedTokens, completed);
+    }
+
+    /**
+     * Prefill is done: queues the save of the request's full blocks (none when offload is off or the
+     * prompt fills no block, and then the save counts as staged at once, as it does when the store
+     * already holds every block).
+     */
+    void startSave(TieredStore store, int blockTokens, boolean offload, long nowNs) {
+        int fullBlocks = (int) fullBlocks(blockTokens);
+        saveQueued = true;
+        if (fullBlocks == 0 || !offload) {
+            saveStaged = true;
+            return;
+        }
+        TieredStore.SaveOutcome outcome = store.enqueueSave(spec.requestId(), spec.chain(), 0, fullBlocks,
+                gpuBlocks.subList(0, fullBlocks), nowNs);
+        if (outcome.blocksQueued() == 0) {
+            saveStaged = true;
+        }
+    }
+
+    /** What the finished request reports, finishing at {@code finishNs}. */
+    RequestOutcome outcome(long finishNs) {
+        return new RequestOutcome(spec.requestId(), spec.arrivalNs(), admittedNs, firstTokenNs, finishNs,
+                spec.promptTokens(), spec.outputTokens(), admittedClass, admittedHitTokens, deferrals, preemptions,
+                prefetched);
     }
 }

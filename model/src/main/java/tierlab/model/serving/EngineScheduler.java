@@ -618,7 +618,7 @@ public final class EngineScheduler implements ServingEngine {
                     if (request.firstTokenNs < 0) {
                         request.firstTokenNs = nowNs;
                     }
-                    enqueueSave(request, nowNs);
+                    request.startSave(store, blockTokens, settings.offload(), nowNs);
                 }
             } else {
                 request.outputDone++;
@@ -626,20 +626,6 @@ public final class EngineScheduler implements ServingEngine {
             maybeFinish(request, nowNs);
         }
         trace.record("step-done", compute.stepIndex());
-    }
-
-    private void enqueueSave(EngineRequest request, long nowNs) {
-        int fullBlocks = (int) request.fullBlocks(blockTokens);
-        request.saveQueued = true;
-        if (fullBlocks == 0 || !settings.offload()) {
-            request.saveStaged = true;
-            return;
-        }
-        TieredStore.SaveOutcome outcome = store.enqueueSave(request.spec.requestId(), request.spec.chain(), 0, fullBlocks,
-                request.gpuBlocks.subList(0, fullBlocks), nowNs);
-        if (outcome.blocksQueued() == 0) {
-            request.saveStaged = true;
-        }
     }
 
     private void maybeFinish(EngineRequest request, long nowNs) {
@@ -652,9 +638,7 @@ public final class EngineScheduler implements ServingEngine {
         store.releaseLease(request.spec.requestId(), nowNs);
         gpuBlocks.release(request.gpuBlocks);
         request.gpuBlocks.clear();
-        finished.add(new RequestOutcome(request.spec.requestId(), request.spec.arrivalNs(), request.admittedNs,
-                request.firstTokenNs, nowNs, request.spec.promptTokens(), request.spec.outputTokens(),
-                request.admittedClass, request.admittedHitTokens, request.deferrals, request.preemptions, request.prefetched));
+        finished.add(request.outcome(nowNs));
         trace.record("finish", request.spec.requestId(), nowNs);
     }
 

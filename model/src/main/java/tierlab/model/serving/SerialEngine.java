@@ -219,7 +219,7 @@ public final class SerialEngine implements ServingEngine {
                 // Prefill done: the first output token exists now, and the new KV is saved.
                 request.outputDone = 1;
                 request.firstTokenNs = nowNs;
-                save(request, nowNs);
+                request.startSave(store, blockTokens, settings.offload(), nowNs);
             }
         } else {
             request.outputDone++;
@@ -232,20 +232,6 @@ public final class SerialEngine implements ServingEngine {
         }
     }
 
-    private void save(EngineRequest request, long nowNs) {
-        int fullBlocks = (int) request.fullBlocks(blockTokens);
-        request.saveQueued = true;
-        if (fullBlocks == 0 || !settings.offload()) {
-            request.saveStaged = true;
-            return;
-        }
-        TieredStore.SaveOutcome outcome = store.enqueueSave(request.spec.requestId(), request.spec.chain(), 0, fullBlocks,
-                request.gpuBlocks.subList(0, fullBlocks), nowNs);
-        if (outcome.blocksQueued() == 0) {
-            request.saveStaged = true;
-        }
-    }
-
     private void maybeFinish(EngineRequest request, long nowNs) {
         if (stage != Stage.SAVING || !request.saveStaged) {
             return;
@@ -254,9 +240,8 @@ public final class SerialEngine implements ServingEngine {
         store.releaseLease(request.spec.requestId(), nowNs);
         gpuBlocks.release(request.gpuBlocks);
         request.gpuBlocks.clear();
-        finished.add(new RequestOutcome(request.spec.requestId(), request.spec.arrivalNs(), request.admittedNs,
-                request.firstTokenNs, nowNs, request.spec.promptTokens(), request.spec.outputTokens(),
-                request.admittedClass, request.admittedHitTokens, 0, 0, false));
+        // A serial request is never deferred, preempted or prefetched: those fields stay 0 and false.
+        finished.add(request.outcome(nowNs));
         trace.record("finish", request.spec.requestId(), nowNs);
         current = null;
         stage = Stage.NONE;
