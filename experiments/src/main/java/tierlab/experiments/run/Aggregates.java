@@ -15,41 +15,28 @@ import org.apache.commons.math3.stat.descriptive.SummaryStatistics;
  */
 public final class Aggregates {
 
-    /** One sweep cell: its parameters (those of its first seed's run) and its runs. */
+    /**
+     * One sweep cell as the run knows it, before its tables are written: its parameters (those of
+     * its first seed's run), its axis values and its runs. {@code summary.json} is written from these;
+     * charts and the report read the cells back from the tables ({@link RunTables.Cell}).
+     */
     public record Group(Map<String, Object> parameters, Map<String, JsonNode> axisValues, List<RunResult> runs) {
 
         public SummaryStatistics statistics(String metric) {
-            SummaryStatistics statistics = new SummaryStatistics();
-            for (RunResult run : runs) {
-                Double value = run.metrics().get(metric);
-                if (value != null && !value.isNaN()) {
-                    statistics.addValue(value);
-                }
-            }
-            return statistics;
+            return Aggregates.statistics(runs.stream().map(RunResult::metrics).toList(), metric);
         }
+    }
 
-        public double mean(String metric) {
-            SummaryStatistics statistics = statistics(metric);
-            return statistics.getN() == 0 ? Double.NaN : statistics.getMean();
-        }
-
-        /** True if every {@code where} entry equals this group's parameter of that name. */
-        public boolean matches(Map<String, JsonNode> where) {
-            if (where == null) {
-                return true;
+    /** One metric over runs (their metric maps): NaN and missing values are left out, as for a failed run. */
+    static SummaryStatistics statistics(List<Map<String, Double>> runMetrics, String metric) {
+        SummaryStatistics statistics = new SummaryStatistics();
+        for (Map<String, Double> metrics : runMetrics) {
+            Double value = metrics.get(metric);
+            if (value != null && !value.isNaN()) {
+                statistics.addValue(value);
             }
-            for (Map.Entry<String, JsonNode> entry : where.entrySet()) {
-                if (!sameValue(parameters.get(entry.getKey()), entry.getValue())) {
-                    return false;
-                }
-            }
-            return true;
         }
-
-        public String label(String parameter) {
-            return parameter == null ? "all runs" : format(parameters.get(parameter));
-        }
+        return statistics;
     }
 
     private Aggregates() {

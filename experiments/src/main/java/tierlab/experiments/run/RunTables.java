@@ -53,14 +53,7 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
     public record Cell(Map<String, Object> parameters, Map<String, JsonNode> axisValues, List<Row> runs) {
 
         public SummaryStatistics statistics(String metric) {
-            SummaryStatistics statistics = new SummaryStatistics();
-            for (Row run : runs) {
-                Double value = run.metrics().get(metric);
-                if (value != null && !value.isNaN()) {
-                    statistics.addValue(value);
-                }
-            }
-            return statistics;
+            return Aggregates.statistics(runs.stream().map(Row::metrics).toList(), metric);
         }
 
         public double mean(String metric) {
