@@ -32,4 +32,21 @@ public class CommandException extends RuntimeException {
     public static String oneLine(String text) {
         return text == null ? "" : text.strip().replaceAll("\\s*\\R\\s*", " ");
     }
+
+    /**
+     * One line for a failure the run survives (a chart that could not be drawn): the exception's
+     * class and message, and its root cause's when different, since a rendering failure's useful
+     * part ("Fontconfig head is null") is usually the innermost.
+     */
+    public static String withRootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        if (root != e) {
+            text += " (cause: " + root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")";
+        }
+        return text.replace('\n', ' ').strip();
+    }
 }

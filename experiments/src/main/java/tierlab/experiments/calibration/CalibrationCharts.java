@@ -23,6 +23,7 @@ import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 import tierlab.bench.BenchCase;
 import tierlab.engine.persist.AtomicFiles;
+import tierlab.experiments.CommandException;
 
 /**
  * The calibration charts. Measurements are markers (filled for random access, open for
@@ -82,23 +83,10 @@ final class CalibrationCharts {
                 throw e;
             } catch (Throwable e) {
                 // Fonts, AWT, the encoders: whatever breaks a chart must not take the fitted profile with it.
-                failures.add("chart " + stem + " not drawn: " + describe(e));
+                failures.add("chart " + stem + " not drawn: " + CommandException.withRootCause(e));
             }
         }
         return List.copyOf(failures);
-    }
-
-    /** One line: the exception's class and message, and its root cause's when different. */
-    static String describe(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String text = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-        if (root != e) {
-            text += " (cause: " + root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")";
-        }
-        return text.replace('\n', ' ').strip();
     }
 
     /** Throughput (MB/s) against block size, one colour per queue depth. */

@@ -29,6 +29,7 @@ import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.Marker;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 import tierlab.engine.persist.AtomicFiles;
+import tierlab.experiments.CommandException;
 import tierlab.experiments.run.ExperimentFile.ChartSection;
 
 /**
@@ -117,25 +118,12 @@ public final class ChartRenderer {
                 throw e;
             } catch (Throwable e) {
                 // Fonts, AWT, the encoders: whatever breaks a chart must not take the tables and the report with it.
-                failed.add(new Failed(section, describe(e)));
+                failed.add(new Failed(section, CommandException.withRootCause(e)));
                 deleteQuietly(folder.resolve(section.file() + ".png"));
                 deleteQuietly(folder.resolve(section.file() + ".svg"));
             }
         }
         return new Rendered(List.copyOf(drawn), List.copyOf(failed));
-    }
-
-    /** One line: the exception's class and message, and its root cause's when different. */
-    static String describe(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String text = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-        if (root != e) {
-            text += " (cause: " + root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")";
-        }
-        return text.replace('\n', ' ').strip();
     }
 
     private static void deleteQuietly(Path file) {

@@ -139,7 +139,7 @@ public final class RunCommand implements Callable<Integer> {
                 } catch (VirtualMachineError e) {
                     throw e;
                 } catch (Throwable e) {
-                    String cause = ChartRenderer.describe(e);
+                    String cause = CommandException.withRootCause(e);
                     chartFailures.add("chart miss-ratio (block miss ratio by L1 capacity) not drawn: " + cause);
                     section += "\n**The miss-ratio chart could not be drawn** (" + cause + "); `miss-ratio.csv` holds its data.\n";
                 }
