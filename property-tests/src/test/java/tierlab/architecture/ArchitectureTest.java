@@ -11,7 +11,6 @@ import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaConstructor;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import java.security.SecureRandom;
@@ -64,9 +63,7 @@ class ArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        productionClasses = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("tierlab");
+        productionClasses = ProductionClasses.all();
     }
 
     // ---- sanity: the rules below look at real classes ----------------------------------------

@@ -4,8 +4,6 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import java.time.Clock;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,9 +20,7 @@ class HuntArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        productionClasses = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("tierlab");
+        productionClasses = ProductionClasses.all();
         assertTrue(productionClasses.stream().anyMatch(c -> c.getName().equals("tierlab.hunt.StoreRunner")),
                 "the hunt classes were not imported; the rules below would check nothing");
     }
