@@ -9,7 +9,6 @@ import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
@@ -19,6 +18,8 @@ import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
@@ -33,7 +34,6 @@ import tierlab.sim.kernel.SeedTree;
  * pinned arena and a real file, and every GPU copy is verified byte for byte).
  */
 final class HybridRuns {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
 
     /** What the model decided for one request: where its hit was and how many blocks it covered. */
     record Decision(long requestId, HitClass hitClass, long hitBlocks) {}
@@ -50,7 +50,7 @@ final class HybridRuns {
      * @param reorderWindowNs delay every completion by a seeded draw below this (adversarial order); 0: none
      */
     static Outcome run(long seed, boolean hybrid, boolean sequential, long reorderWindowNs, Path dir) throws Exception {
-        Geometry geometry = new Geometry(TINY, 16, 1);
+        Geometry geometry = TinyModel.geometry(1);
         long lane = geometry.laneBytes();
         // L1 of 5 blocks and an L2 ring of 9 slots over 6 prompts of 1-5 blocks: L1 hits, L2 hits,
         // misses, evictions on both tiers and slot re-use all happen in 24 requests.
@@ -69,7 +69,7 @@ final class HybridRuns {
         long t = 0;
         for (int i = 0; i < 24; i++) {
             int prompt = workload.nextInt(6);
-            List<BlockKey> chain = chainOf(prompt, 1 + prompt % 5);
+            List<BlockKey> chain = BlockChains.ofPrompt(prompt, 1 + prompt % 5);
             t += sequential ? 1_000_000_000L : workload.nextInt(2_000_000);
             runtime.submit(new RequestSpec(i, t, chain.size() * 16L + 1 + workload.nextInt(15), 1 + workload.nextInt(2), chain));
         }
@@ -97,15 +97,5 @@ final class HybridRuns {
         }
         return new Outcome(trace.hash(), decisions, realMatches, realMismatches, storageFailures, runtime.ledger().mismatches(),
                 port, finished.size());
-    }
-
-    static List<BlockKey> chainOf(long prompt, int blocks) {
-        List<BlockKey> chain = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int b = 0; b < blocks; b++) {
-            parent = BlockKey.fromTraceId(parent, prompt, b);
-            chain.add(parent);
-        }
-        return chain;
     }
 }

@@ -14,7 +14,6 @@ import tierlab.engine.PinnedArena;
 import tierlab.engine.persist.IndexFile;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestSpec;
@@ -23,11 +22,12 @@ import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /** A clean shutdown writes the index beside the L2 file; the next start keeps the L2 cache. */
 class WarmStartTest {
-    static final ModelShape SMALL = new ModelShape("small", 2, 2, 128, 2);
 
     @TempDir
     Path dir;
@@ -35,12 +35,7 @@ class WarmStartTest {
     static List<RequestSpec> prompts(long firstId) {
         List<RequestSpec> requests = new ArrayList<>();
         for (int p = 0; p < 20; p++) {
-            List<BlockKey> chain = new ArrayList<>();
-            BlockKey parent = BlockKey.ROOT;
-            for (int b = 0; b < 4; b++) {
-                parent = BlockKey.fromTraceId(parent, p, b);
-                chain.add(parent);
-            }
+            List<BlockKey> chain = BlockChains.ofPrompt(p, 4);
             requests.add(new RequestSpec(firstId + p, p * 100_000L, 4 * 16 + 5, 1, chain));
         }
         return requests;
@@ -62,7 +57,7 @@ class WarmStartTest {
 
     @Test
     void aWarmRestartServesTheFirstPassFromL2WithoutMismatch() throws Exception {
-        Geometry geometry = new Geometry(SMALL, 16, 1);
+        Geometry geometry = TinyModel.smallGeometry();
         StoreSettings settings = StoreSettings.defaults(geometry, 32 * geometry.blockBytes(), 256 * geometry.blockBytes());
         Path l2 = dir.resolve("l2.bin");
 
@@ -83,7 +78,7 @@ class WarmStartTest {
 
     @Test
     void aTornIndexStartsColdWithAClearMessage() throws Exception {
-        Geometry geometry = new Geometry(SMALL, 16, 1);
+        Geometry geometry = TinyModel.smallGeometry();
         StoreSettings settings = StoreSettings.defaults(geometry, 32 * geometry.blockBytes(), 256 * geometry.blockBytes());
         Path l2 = dir.resolve("l2.bin");
         serve(settings, l2, WarmStart.open(settings, l2, new DecisionTrace()), prompts(0));

@@ -13,6 +13,7 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
 import tierlab.model.trace.DecisionTrace;
 
 /** Scheduler admission with and without prefetch, the parking rule, and the per-step budgets. */
@@ -23,7 +24,7 @@ class AdmissionAndPrefetchTest {
         StoreSettings settings = EngineSchedulerTest.store(64, 512);
         EngineHarness cold = new EngineHarness(settings, SchedulerSettings.defaults(512), 1, false);
         for (int i = 0; i < prompts; i++) {
-            cold.submit(i, blocks * 16L + 1, 1, EngineHarness.chain("p" + i, blocks));
+            cold.submit(i, blocks * 16L + 1, 1, BlockChains.named("p" + i, blocks));
         }
         cold.runToQuiescence(1_000_000);
         TieredStore restarted = TieredStore.restore(settings, cold.store.snapshot(), new DecisionTrace());
@@ -33,7 +34,7 @@ class AdmissionAndPrefetchTest {
     @Test
     void withPrefetchOffAnL2HitIsAdmittedAndTheStepStallsOnItsReads() {
         EngineHarness h = warmL2(1, 4, SchedulerSettings.defaults(512).withPrefetch(0, true));
-        h.submit(100, 4 * 16 + 1, 1, EngineHarness.chain("p0", 4));
+        h.submit(100, 4 * 16 + 1, 1, BlockChains.named("p0", 4));
         h.scheduler.tick(h.nowNs);
         h.pending.addAll(h.scheduler.drainOps());
         assertEquals(1, h.scheduler.runningCount(), "admitted at once: no prefetch, no parking");
@@ -52,7 +53,7 @@ class AdmissionAndPrefetchTest {
     @Test
     void withPrefetchOnAnL2HitIsDeferredUntilItsPrefetchEnds() {
         EngineHarness h = warmL2(1, 4, SchedulerSettings.defaults(512));
-        h.submit(100, 4 * 16 + 1, 1, EngineHarness.chain("p0", 4));
+        h.submit(100, 4 * 16 + 1, 1, BlockChains.named("p0", 4));
         h.scheduler.tick(h.nowNs);
         h.pending.addAll(h.scheduler.drainOps());
         assertEquals(0, h.scheduler.runningCount(), "deferred while its ranges are promoted");
@@ -69,7 +70,7 @@ class AdmissionAndPrefetchTest {
     void requestsBeyondTheBoundAreParkedWhileL1HitsKeepBeingAdmitted() {
         EngineHarness h = warmL2(4, 2, SchedulerSettings.defaults(512).withPrefetch(1, true));
         for (int i = 0; i < 4; i++) {
-            h.submit(100 + i, 2 * 16 + 1, 1, EngineHarness.chain("p" + i, 2));
+            h.submit(100 + i, 2 * 16 + 1, 1, BlockChains.named("p" + i, 2));
         }
         h.scheduler.tick(h.nowNs);
         assertEquals(1, h.scheduler.activePrefetches());
@@ -85,9 +86,9 @@ class AdmissionAndPrefetchTest {
         EngineHarness noBypass = new EngineHarness(EngineSchedulerTest.store(64, 512),
                 SchedulerSettings.defaults(512).withPrefetch(2, false), 1, false);
         for (EngineHarness h : List.of(bypass, noBypass)) {
-            h.submit(1, 3 * 16 + 1, 1, EngineHarness.chain("a", 3));
+            h.submit(1, 3 * 16 + 1, 1, BlockChains.named("a", 3));
             h.runToQuiescence(100_000);
-            h.submit(2, 3 * 16 + 1, 1, EngineHarness.chain("a", 3));
+            h.submit(2, 3 * 16 + 1, 1, BlockChains.named("a", 3));
             h.runToQuiescence(100_000);
             assertEquals(HitClass.L1, h.scheduler.finished().get(1).hitClass());
         }
@@ -100,7 +101,7 @@ class AdmissionAndPrefetchTest {
         EngineHarness h = new EngineHarness(EngineSchedulerTest.store(64, 512),
                 new SchedulerSettings(2, 40, 512, 2, true), 1, false);
         for (int i = 0; i < 3; i++) {
-            h.submit(i, 100, 3, EngineHarness.chain("q" + i, 6));
+            h.submit(i, 100, 3, BlockChains.named("q" + i, 6));
         }
         long maxStepTokens = 0;
         h.scheduler.tick(h.nowNs);
@@ -128,8 +129,8 @@ class AdmissionAndPrefetchTest {
     void decodeThatRunsOutOfGpuBlocksPreemptsTheNewestRequest() {
         // 14 GPU blocks: two 6-block prompts fit, their decode growth does not.
         EngineHarness h = new EngineHarness(EngineSchedulerTest.store(64, 512), new SchedulerSettings(4, 8192, 14, 2, true), 1, false);
-        h.submit(1, 6 * 16, 20, EngineHarness.chain("a", 6));
-        h.submit(2, 6 * 16, 20, EngineHarness.chain("b", 6));
+        h.submit(1, 6 * 16, 20, BlockChains.named("a", 6));
+        h.submit(2, 6 * 16, 20, BlockChains.named("b", 6));
         h.runToQuiescence(1_000_000);
         assertTrue(h.scheduler.preemptions() > 0);
         assertEquals(2, h.scheduler.finished().size());

@@ -3,6 +3,7 @@ package tierlab.model.sched;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Predicate;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
@@ -88,16 +89,23 @@ final class EngineHarness {
         }
     }
 
+    /**
+     * Completes the first pending operation that matches (successfully, as the backend would), then
+     * lets the engine go on one tick; the races' hand-written interleavings are built from this.
+     */
+    IoOp completeFirst(Predicate<IoOp> which) {
+        IoOp op = pending.stream().filter(which).findFirst()
+                .orElseThrow(() -> new AssertionError("no matching pending op in " + pending));
+        pending.remove(op);
+        nowNs += 1_000;
+        ledger.apply(op, true);
+        scheduler.onCompletion(IoCompletion.ok(op.ticket()), nowNs);
+        scheduler.tick(nowNs);
+        pending.addAll(scheduler.drainOps());
+        scheduler.checkInvariants();
+        return op;
+    }
+
     /** I6 and I7 are checked at quiescence unless an ablation run is expected to break them. */
     boolean checkPayloads;
-
-    static List<BlockKey> chain(String name, int blocks) {
-        List<BlockKey> keys = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int i = 0; i < blocks; i++) {
-            parent = BlockKey.fromTraceId(parent, name.hashCode(), i);
-            keys.add(parent);
-        }
-        return keys;
-    }
 }

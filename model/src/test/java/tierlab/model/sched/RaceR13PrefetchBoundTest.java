@@ -10,8 +10,6 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
@@ -20,6 +18,8 @@ import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
@@ -39,8 +39,6 @@ import tierlab.model.trace.DecisionTrace;
  * </pre>
  */
 class RaceR13PrefetchBoundTest {
-    private static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    private static final long BLOCK = 16 * 512;
     private static final long PROMPT = 2 * 16 + 1;
     private static final int L2_REQUESTS = 6;
 
@@ -87,11 +85,11 @@ class RaceR13PrefetchBoundTest {
     }
 
     private static List<BlockKey> m(int i) {
-        return EngineHarness.chain("m" + i, 2);
+        return BlockChains.named("m" + i, 2);
     }
 
     private static List<BlockKey> l(int i) {
-        return EngineHarness.chain("l" + i, 2);
+        return BlockChains.named("l" + i, 2);
     }
 
     /**
@@ -99,7 +97,7 @@ class RaceR13PrefetchBoundTest {
      * so they are resident. Returns a driver whose next arrivals see m* as L2 hits and l* as L1 hits.
      */
     private static Driver warmStore(Set<KnownBug> bugs) {
-        StoreSettings settings = StoreSettings.defaults(new Geometry(TINY, 16, 1), 64 * BLOCK, 256 * BLOCK)
+        StoreSettings settings = TinyModel.store(64, 256)
                 .withKnownBugs(bugs);
         EngineHarness cold = new EngineHarness(settings, SchedulerSettings.defaults(512), 1, false);
         for (int i = 0; i < L2_REQUESTS; i++) {

@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
@@ -21,25 +19,15 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /** The serving-engine registry, and the second engine driven through the port alone. */
 class ServingEnginesTest {
-    private static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    private static final long BLOCK_BYTES = 16 * 512;
 
     private static StoreSettings store(long l1Blocks, long l2Blocks) {
-        return StoreSettings.defaults(new Geometry(TINY, 16, 1), l1Blocks * BLOCK_BYTES, l2Blocks * BLOCK_BYTES);
-    }
-
-    private static List<BlockKey> chain(String name, int blocks) {
-        List<BlockKey> keys = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int i = 0; i < blocks; i++) {
-            parent = BlockKey.fromTraceId(parent, name.hashCode(), i);
-            keys.add(parent);
-        }
-        return keys;
+        return TinyModel.store(l1Blocks, l2Blocks);
     }
 
     /** A port-only harness: completes the oldest operation first, checks every invariant after every step. */
@@ -108,13 +96,13 @@ class ServingEnginesTest {
         PortHarness h = new PortHarness(ServingEngines.create(SchedulerSettings.defaults(512).withEngine(ServingEngines.SERIAL),
                 store, trace));
         for (int i = 0; i < 6; i++) {
-            h.submit(i, 8 * 16 + 3, 3, chain("p" + i, 8));
+            h.submit(i, 8 * 16 + 3, 3, BlockChains.named("p" + i, 8));
         }
         h.runToQuiescence(100_000);
         assertEquals(6, h.engine.finishedCount());
         assertEquals(6 * (8 * 16 + 3), h.engine.computedPromptTokens(), "the cold pass computes every prompt token");
         for (int i = 0; i < 6; i++) {
-            h.submit(100 + i, 8 * 16 + 3, 3, chain("p" + i, 8));
+            h.submit(100 + i, 8 * 16 + 3, 3, BlockChains.named("p" + i, 8));
         }
         h.runToQuiescence(100_000);
         assertTrue(h.engine.allFinished());

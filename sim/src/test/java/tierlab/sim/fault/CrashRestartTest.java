@@ -3,7 +3,6 @@ package tierlab.sim.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,6 +18,7 @@ import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
@@ -76,12 +76,7 @@ class CrashRestartTest {
     }
 
     private static long submit(SimRuntime runtime, long id, String family, int prompt, long arrivalNs) {
-        List<BlockKey> chain = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int b = 0; b < 10 + prompt % 5; b++) {
-            parent = BlockKey.fromTraceId(parent, family.hashCode() * 1000L + prompt, b);
-            chain.add(parent);
-        }
+        List<BlockKey> chain = BlockChains.ofPrompt(family.hashCode() * 1000L + prompt, 10 + prompt % 5);
         runtime.submit(new RequestSpec(id, arrivalNs, chain.size() * 16L + 5, 1, chain));
         return id;
     }

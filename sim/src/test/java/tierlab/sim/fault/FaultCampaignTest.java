@@ -3,7 +3,6 @@ package tierlab.sim.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -16,6 +15,7 @@ import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
@@ -46,12 +46,7 @@ class FaultCampaignTest {
             for (int p = 0; p < 15; p++) {
                 t += (long) (arrivals.nextDouble() * 30_000_000);
                 int blocks = 12 + p % 9;
-                List<BlockKey> chain = new ArrayList<>();
-                BlockKey parent = BlockKey.ROOT;
-                for (int b = 0; b < blocks; b++) {
-                    parent = BlockKey.fromTraceId(parent, p, b);
-                    chain.add(parent);
-                }
+                List<BlockKey> chain = BlockChains.ofPrompt(p, blocks);
                 runtime.submit(new RequestSpec(pass * 100L + p, t, blocks * 16L + 3, 2, chain));
             }
         }

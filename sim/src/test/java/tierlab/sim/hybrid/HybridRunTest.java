@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -16,7 +15,6 @@ import tierlab.engine.StoragePorts;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
@@ -24,6 +22,8 @@ import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
@@ -38,7 +38,6 @@ import tierlab.sim.kernel.SeedTree;
  * with a race's fix switched off, the same run does.
  */
 class HybridRunTest {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
 
     @TempDir
     Path dir;
@@ -50,7 +49,7 @@ class HybridRunTest {
     }
 
     Outcome run(Set<KnownBug> bugs, long seed, boolean slotReuse) throws Exception {
-        Geometry geometry = new Geometry(TINY, 16, 1);
+        Geometry geometry = TinyModel.geometry(1);
         long lane = geometry.laneBytes();
         // slotReuse: an L1 of 2 blocks and a ring of 3 slots, so a slot is re-used while the write of
         // its previous owner may still be in flight, and every repeat is read back from L2.
@@ -78,17 +77,17 @@ class HybridRunTest {
                     // Round k: a new one-block prompt, then the previous round's prompt again.
                     for (int k = 0; k < 40; k++) {
                         t += 200_000 + random.nextInt(800_000);
-                        runtime.submit(new RequestSpec(1000L + k, t, 16 + 3, 1, chainOf(k, 1)));
+                        runtime.submit(new RequestSpec(1000L + k, t, 16 + 3, 1, BlockChains.ofPrompt(k, 1)));
                         if (k > 0) {
                             t += 200_000 + random.nextInt(800_000);
-                            runtime.submit(new RequestSpec(2000L + k, t, 16 + 3, 1, chainOf(k - 1, 1)));
+                            runtime.submit(new RequestSpec(2000L + k, t, 16 + 3, 1, BlockChains.ofPrompt(k - 1, 1)));
                         }
                     }
                 } else {
                     for (int pass = 0; pass < 3; pass++) {
                         for (int p = 0; p < 12; p++) {
                             t += random.nextInt(2_000_000);
-                            List<BlockKey> chain = chainOf(p, 2 + p % 5);
+                            List<BlockKey> chain = BlockChains.ofPrompt(p, 2 + p % 5);
                             runtime.submit(new RequestSpec(pass * 100L + p, t, chain.size() * 16L + 3, 2, chain));
                         }
                     }
@@ -99,18 +98,6 @@ class HybridRunTest {
             }
         }
     }
-
-    private static List<BlockKey> chainOf(long prompt, int blocks) {
-        List<BlockKey> chain = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int b = 0; b < blocks; b++) {
-            parent = BlockKey.fromTraceId(parent, prompt, b);
-            chain.add(parent);
-        }
-        return chain;
-    }
-
-
     @Test
     void adversarialOrderOnRealBytesServesNothingWrong() throws Exception {
         for (long seed = 1; seed <= 3; seed++) {

@@ -16,6 +16,7 @@ import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
@@ -40,12 +41,7 @@ class E1WarmPassCliffTest {
         List<RequestSpec> specs = new ArrayList<>();
         for (int p = 0; p < 200; p++) {
             long tokens = 2000 + lengths.nextInt(1301);
-            List<BlockKey> chain = new ArrayList<>();
-            BlockKey parent = BlockKey.ROOT;
-            for (int b = 0; b < tokens / 16; b++) {
-                parent = BlockKey.fromTraceId(parent, p, b);
-                chain.add(parent);
-            }
+            List<BlockKey> chain = BlockChains.ofPrompt(p, (int) (tokens / 16));
             specs.add(new RequestSpec(firstId + p, arrivalNs, tokens, 1, chain));
         }
         return specs;
