@@ -11,18 +11,14 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.TinyModel;
-import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.fault.FaultInjector;
 import tierlab.sim.fault.FaultSettings;
 import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.testkit.SimRig;
 
 /** I11 in sim mode: the same seed and inputs give the same decision trace, with faults and reordering on. */
 class DeterminismProperties {
@@ -30,11 +26,9 @@ class DeterminismProperties {
     static long traceHash(long seed, int l1Blocks) {
         Geometry geometry = TinyModel.geometry(1);
         StoreSettings settings = StoreSettings.defaults(geometry, l1Blocks * geometry.blockBytes(), 64 * geometry.blockBytes());
-        DecisionTrace trace = new DecisionTrace();
-        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(2_048).withConcurrency(4),
-                new TieredStore(settings, trace), trace);
-        SeedTree seeds = new SeedTree(seed);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
+        SimRig rig = SimRig.of(settings, SchedulerSettings.defaults(2_048).withConcurrency(4), seed);
+        SimRuntime runtime = rig.runtime();
+        SeedTree seeds = rig.seeds();
         runtime.setCompletionFilter(new FaultInjector(new FaultSettings(0.1, 0.05, 0, 0.1, 2_000_000, 3_000_000, 0, 0,
                 List.of()), seeds.random("faults")));
         SplittableRandom workload = seeds.random("workload");
@@ -49,7 +43,7 @@ class DeterminismProperties {
         if (runtime.ledger().mismatches() != 0 || !runtime.store().leftovers().isEmpty()) {
             throw new AssertionError("seed " + seed + ": mismatches or leftovers");
         }
-        return trace.hash();
+        return rig.trace().hash();
     }
 
     @Test

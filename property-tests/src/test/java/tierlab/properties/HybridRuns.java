@@ -4,29 +4,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import tierlab.engine.BlockingStorage;
-import tierlab.engine.PinnedArena;
-import tierlab.engine.StoragePorts;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.fault.FaultInjector;
-import tierlab.sim.fault.FaultSettings;
-import tierlab.sim.hybrid.RealBytes;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.testkit.HybridBytes;
+import tierlab.sim.testkit.SimRig;
 
 /**
  * One workload run in sim mode or in hybrid mode (the same simulator, but every L2 read and write
@@ -55,17 +45,14 @@ final class HybridRuns {
         // L1 of 5 blocks and an L2 ring of 9 slots over 6 prompts of 1-5 blocks: L1 hits, L2 hits,
         // misses, evictions on both tiers and slot re-use all happen in 24 requests.
         StoreSettings settings = StoreSettings.defaults(geometry, 5 * lane, 9 * geometry.blockBytes());
-        DecisionTrace trace = new DecisionTrace();
-        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(256).withConcurrency(3),
-                new TieredStore(settings, trace), trace);
-        SeedTree seeds = new SeedTree(seed);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
+        SimRig rig = SimRig.of(settings, SchedulerSettings.defaults(256).withConcurrency(3), seed);
+        SimRuntime runtime = rig.runtime();
+        DecisionTrace trace = rig.trace();
         runtime.setCheckInvariants(true);
         if (reorderWindowNs > 0) {
-            runtime.setCompletionFilter(new FaultInjector(new FaultSettings(0, 0, 0, 0, 0, reorderWindowNs, 0, 0, List.of()),
-                    seeds.random("order")));
+            rig.reorderCompletions(reorderWindowNs);
         }
-        SplittableRandom workload = seeds.random("workload");
+        SplittableRandom workload = rig.seeds().random("workload");
         long t = 0;
         for (int i = 0; i < 24; i++) {
             int prompt = workload.nextInt(6);
@@ -78,12 +65,11 @@ final class HybridRuns {
             return outcome(trace, runtime, 0, 0, 0, "sim");
         }
         Path l2 = dir.resolve("l2-" + seed + "-" + System.identityHashCode(runtime) + ".bin");
-        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
-             StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
-             RealBytes bytes = new RealBytes(arena, new BlockingStorage(port, 10_000_000_000L), lane, 1)) {
-            runtime.setRealBytes(bytes);
+        try (HybridBytes real = HybridBytes.open(settings, l2)) {
+            runtime.setRealBytes(real.bytes());
             runtime.run();
-            return outcome(trace, runtime, bytes.loadMatches(), bytes.mismatches(), bytes.storageFailures(), port.name());
+            return outcome(trace, runtime, real.bytes().loadMatches(), real.bytes().mismatches(), real.bytes().storageFailures(),
+                    real.port().name());
         }
     }
 

@@ -12,7 +12,6 @@ import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
-import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.TinyModel;
 
@@ -70,14 +69,7 @@ class RaceR02PendingWriteSliceTest {
 
     /** Looks A up from L2 for request X, promotes it and loads it; the ledger tells what arrived. */
     private static void loadAFromL2(StoreHarness h) {
-        LookupResult hit = h.lookup(X, A);
-        assertEquals(HitClass.L2, hit.hitClass());
-        assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hit));
-        h.complete(h.first(IoOp.L2Read.class));
-        assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 40, 1));
-        h.complete(h.first(IoOp.CopyToGpu.class));
-        h.release(X);
-        h.drain();
+        h.promoteAndLoad(X, A, 40);
     }
 
     @Test

@@ -11,7 +11,6 @@ import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
-import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.TinyModel;
 
@@ -69,15 +68,8 @@ class RaceR03WriteOrderTest {
         h.save(4, D, 30);
         h.drain();
         assertFalse(h.store.testView().isResident(unit), "save admission evicted B from L1");
-        LookupResult hit = h.lookup(X, B);
-        assertEquals(HitClass.L2, hit.hitClass());
+        LookupResult hit = h.promoteAndLoad(X, B, 40);
         assertEquals(List.of(unit), hit.units());
-        assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hit));
-        h.complete(h.first(IoOp.L2Read.class));
-        assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 40, 1));
-        h.complete(h.first(IoOp.CopyToGpu.class));
-        h.release(X);
-        h.drain();
     }
 
     @Test

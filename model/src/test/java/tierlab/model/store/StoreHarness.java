@@ -1,5 +1,7 @@
 package tierlab.model.store;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -7,13 +9,16 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
+import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
  * Drives a {@link TieredStore} by hand: collects the operations it emits, completes them in the
  * order a test chooses, follows payloads through a {@link PayloadLedger}, and checks the store's
- * invariants after every step. Its store settings and chains come from {@code tierlab.model.testkit}
- * ({@code TinyModel}, {@code BlockChains}), shared with every other module's tests.
+ * invariants after every step. Its store settings and chains come from the shared test kit
+ * ({@link TinyModel}, {@link BlockChains}), shared with every other module's tests.
  */
 final class StoreHarness {
     final TieredStore store;
@@ -181,6 +186,23 @@ final class StoreHarness {
         store.releaseLease(requestId, nowNs);
         collect();
         check();
+    }
+
+    /**
+     * The whole path of an L2 hit: looks {@code chain} up for {@code requestId} (an L2 hit), promotes
+     * it, loads it into GPU blocks from {@code firstGpuBlock}, releases the lease and drains; the
+     * ledger then tells which bytes arrived. Returns the lookup's result.
+     */
+    LookupResult promoteAndLoad(long requestId, List<BlockKey> chain, long firstGpuBlock) {
+        LookupResult hit = lookup(requestId, chain);
+        assertEquals(HitClass.L2, hit.hitClass());
+        assertEquals(TieredStore.AcquireOutcome.PROMOTING, acquire(requestId, hit));
+        complete(first(IoOp.L2Read.class));
+        assertEquals(TieredStore.LoadOutcome.STARTED, load(requestId, firstGpuBlock, chain.size()));
+        complete(first(IoOp.CopyToGpu.class));
+        release(requestId);
+        drain();
+        return hit;
     }
 
     /** Unit offsets of a chain's blocks as the index has them now (lane 0). */
