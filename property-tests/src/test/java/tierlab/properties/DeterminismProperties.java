@@ -22,7 +22,6 @@ import tierlab.sim.testkit.SimRig;
 
 /** I11 in sim mode: the same seed and inputs give the same decision trace, with faults and reordering on. */
 class DeterminismProperties {
-
     static long traceHash(long seed, int l1Blocks) {
         Geometry geometry = TinyModel.geometry(1);
         StoreSettings settings = StoreSettings.defaults(geometry, l1Blocks * geometry.blockBytes(), 64 * geometry.blockBytes());

@@ -24,7 +24,6 @@ import tierlab.sim.testkit.SimRig;
  * pinned arena and a real file, and every GPU copy is verified byte for byte).
  */
 final class HybridRuns {
-
     /** What the model decided for one request: where its hit was and how many blocks it covered. */
     record Decision(long requestId, HitClass hitClass, long hitBlocks) {}
 

@@ -26,7 +26,6 @@ import tierlab.model.trace.DecisionTrace;
 
 /** A live run on this machine: real io_uring reads and writes, real memcpys, verified payloads. */
 class LiveRuntimeTest {
-
     @TempDir
     Path dir;
 

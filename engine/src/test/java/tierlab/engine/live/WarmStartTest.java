@@ -28,7 +28,6 @@ import tierlab.model.trace.DecisionTrace;
 
 /** A clean shutdown writes the index beside the L2 file; the next start keeps the L2 cache. */
 class WarmStartTest {
-
     @TempDir
     Path dir;
 

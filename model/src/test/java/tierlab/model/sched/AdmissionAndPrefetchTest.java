@@ -14,6 +14,7 @@ import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
 import tierlab.model.trace.DecisionTrace;
 
 /** Scheduler admission with and without prefetch, the parking rule, and the per-step budgets. */
@@ -38,7 +39,7 @@ class AdmissionAndPrefetchTest {
         h.scheduler.tick(h.nowNs);
         h.pending.addAll(h.scheduler.drainOps());
         assertEquals(1, h.scheduler.runningCount(), "admitted at once: no prefetch, no parking");
-        assertEquals(EngineScheduler.StepPhase.LOADING, h.scheduler.stepPhase());
+        assertEquals(EngineScheduler.StepPhase.LOADING, ((EngineScheduler) h.scheduler).stepPhase());
         assertEquals(4, h.pending.stream().filter(op -> op instanceof IoOp.L2Read).count());
         assertTrue(h.pending.stream().noneMatch(op -> op instanceof IoOp.Compute), "the step waits for its L2 reads");
         h.runToQuiescence(100_000);
@@ -58,7 +59,7 @@ class AdmissionAndPrefetchTest {
         h.pending.addAll(h.scheduler.drainOps());
         assertEquals(0, h.scheduler.runningCount(), "deferred while its ranges are promoted");
         assertEquals(1, h.scheduler.activePrefetches());
-        assertEquals(EngineScheduler.StepPhase.IDLE, h.scheduler.stepPhase(), "the engine is not stalled by a prefetch");
+        assertEquals(EngineScheduler.StepPhase.IDLE, ((EngineScheduler) h.scheduler).stepPhase(), "the engine is not stalled by a prefetch");
         h.runToQuiescence(100_000);
         RequestOutcome outcome = h.scheduler.finished().get(0);
         assertTrue(outcome.prefetched());
@@ -115,9 +116,7 @@ class AdmissionAndPrefetchTest {
             h.nowNs += 1000;
             h.ledger.apply(op, true);
             h.scheduler.onCompletion(IoCompletion.ok(op.ticket()), h.nowNs);
-            h.scheduler.tick(h.nowNs);
-            h.pending.addAll(h.scheduler.drainOps());
-            h.scheduler.checkInvariants();
+            h.step();
             assertTrue(h.scheduler.runningCount() <= 2);
         }
         assertEquals(40, maxStepTokens, "steps are filled up to the budget");

@@ -28,7 +28,6 @@ class DecisionTraceReplayTest {
 
     record Run(long hash, long events, List<Event> delivered, long mismatches) {}
 
-
     static StoreSettings storeSettings() {
         return TinyModel.store(20, 200).withStaging(2, true);
     }

@@ -11,6 +11,7 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
 import tierlab.model.testkit.TinyModel;
 
 class EngineSchedulerTest {

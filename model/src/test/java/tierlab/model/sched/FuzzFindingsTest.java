@@ -10,6 +10,7 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
 import tierlab.model.testkit.TinyModel;
 
 /** Minimal reproductions of the failures ModelFuzzTest found (each asserts the behaviour the spec asks for). */

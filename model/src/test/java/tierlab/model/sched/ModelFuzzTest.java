@@ -17,6 +17,7 @@ import tierlab.model.policy.Policies;
 import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.EngineHarness;
 import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 

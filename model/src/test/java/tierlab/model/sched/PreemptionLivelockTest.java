@@ -9,6 +9,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
 import tierlab.model.testkit.TinyModel;
 
 /**
@@ -29,7 +30,6 @@ import tierlab.model.testkit.TinyModel;
  * </pre>
  */
 class PreemptionLivelockTest {
-
     @Test
     void growingRequestWaitsForBlocksHeldByAStagingCopyInsteadOfPreemptingItself() {
         // The replay's store: tp 2 (two lanes, so a save is two staging copies), 2 L2 slots, 3 staging slots.

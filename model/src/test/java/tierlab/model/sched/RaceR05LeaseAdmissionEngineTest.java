@@ -12,6 +12,7 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
 import tierlab.model.testkit.TinyModel;
 
 /**

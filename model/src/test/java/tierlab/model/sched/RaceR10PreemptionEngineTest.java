@@ -13,6 +13,7 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
 import tierlab.model.testkit.TinyModel;
 
 /**
@@ -64,9 +65,7 @@ class RaceR10PreemptionEngineTest {
     private void preemptXWithItsSaveQueued(EngineHarness h) {
         h.submit(W, PROMPT, OUTPUT, w);
         h.submit(X, PROMPT, OUTPUT, x);
-        h.scheduler.tick(h.nowNs);
-        h.pending.addAll(h.scheduler.drainOps());
-        h.scheduler.checkInvariants();
+        h.step();
         assertEquals(2, h.scheduler.runningCount());
         assertEquals(3, h.scheduler.freeGpuBlockCount());
 

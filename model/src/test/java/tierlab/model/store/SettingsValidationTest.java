@@ -1,14 +1,12 @@
 package tierlab.model.store;
 
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.testkit.Rejections;
 import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
@@ -18,8 +16,7 @@ class SettingsValidationTest {
     static final long B = TinyModel.BLOCK_BYTES;
 
     static void failsNaming(String setting, Executable construction) {
-        IllegalArgumentException error = assertThrows(IllegalArgumentException.class, construction);
-        assertTrue(error.getMessage().contains(setting), "message names " + setting + ": " + error.getMessage());
+        Rejections.assertRejectedNaming(setting, construction);
     }
 
     static StoreSettings with(long l1, long l2, String policy, int mru, double headroom, int rings, long writeBatch, int staging) {

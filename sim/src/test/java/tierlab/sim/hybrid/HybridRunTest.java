@@ -28,7 +28,6 @@ import tierlab.sim.testkit.SimRig;
  * with a race's fix switched off, the same run does.
  */
 class HybridRunTest {
-
     @TempDir
     Path dir;
 
