@@ -8,9 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +21,7 @@ import tierlab.engine.IoUringBackend;
 import tierlab.engine.IoUringSettings;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.uring.IoUringProbe;
+import tierlab.model.testkit.TestDirectories;
 
 /** The closed loop on a small real file, for one second per access pattern, on both backends. */
 class ClosedLoopRunnerTest {
@@ -39,9 +38,7 @@ class ClosedLoopRunnerTest {
 
     @BeforeAll
     static void createFile() throws IOException {
-        // Under the module's target/, not /tmp, which is tmpfs (no O_DIRECT) on some machines.
-        Files.createDirectories(Path.of("target"));
-        dir = Files.createTempDirectory(Path.of("target"), "closed-loop-");
+        dir = TestDirectories.underTarget("closed-loop-");
         file = dir.resolve("l2.bin");
         byte[] bytes = new byte[(int) FILE_BYTES];
         new SplittableRandom(3).nextBytes(bytes);
@@ -50,12 +47,8 @@ class ClosedLoopRunnerTest {
     }
 
     @AfterAll
-    static void deleteFile() throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
+    static void deleteFile() {
+        TestDirectories.deleteRecursively(dir);
     }
 
     private static void assertPlausible(ClosedLoopRunner.Result result, BenchCase benchCase) {

@@ -7,9 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Test directories on a file system that supports O_DIRECT. /tmp may be tmpfs elsewhere (no
@@ -46,19 +44,6 @@ final class DirectIoDirectory {
     static Path newDirectory() {
         try {
             return Files.createTempDirectory(ROOT, "case-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    static void deleteRecursively(Path directory) {
-        if (directory == null || !Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

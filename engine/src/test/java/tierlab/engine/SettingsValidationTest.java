@@ -1,17 +1,16 @@
 package tierlab.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import tierlab.model.testkit.Rejections;
 
 class SettingsValidationTest {
 
+    /** The engine's settings name the setting first, then a space and the reason. */
     private static void rejects(String setting, Executable construction) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, construction);
-        assertTrue(e.getMessage().startsWith(setting + " "), () -> "message names " + setting + ": " + e.getMessage());
+        Rejections.assertRejectedLeading(setting + " ", construction);
     }
 
     @Test

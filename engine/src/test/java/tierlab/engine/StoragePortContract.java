@@ -26,6 +26,7 @@ import tierlab.engine.uring.Errno;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.StoragePort;
+import tierlab.model.testkit.TestDirectories;
 
 /**
  * The contract of the model's {@link StoragePort} for real-device backends, run against every
@@ -71,7 +72,7 @@ abstract class StoragePortContract {
         }
         opened.clear();
         arena.close();
-        DirectIoDirectory.deleteRecursively(directory);
+        TestDirectories.deleteRecursively(directory);
     }
 
     protected StoragePort openTracked(long maxTransferBytes, long preallocateBytes) throws IOException {

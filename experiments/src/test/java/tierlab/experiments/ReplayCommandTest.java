@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,10 +20,11 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import tierlab.experiments.cli.Main;
+import tierlab.hunt.testkit.CommandRun;
 import tierlab.model.policy.BeladyPolicy;
 import tierlab.model.policy.Policies;
+import tierlab.model.testkit.ReferenceLru;
 import tierlab.sim.workload.MooncakeTraceReader;
 
 class ReplayCommandTest {
@@ -35,16 +34,12 @@ class ReplayCommandTest {
     @TempDir
     Path folder;
 
-    /** What one run of the command line printed and returned. */
-    private record Run(int exitCode, String out, String err) {
-    }
-
     @Test
     void writesTheFourFilesWithOneCsvRowPerPolicyAndCapacity() throws IOException {
         Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 7);
         Path out = folder.resolve("results/replay");
 
-        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "512,8,32,128");
+        CommandRun run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "512,8,32,128");
 
         assertEquals(0, run.exitCode(), run.err());
         assertEquals("", run.err());
@@ -78,13 +73,13 @@ class ReplayCommandTest {
         Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 11);
         Path out = folder.resolve("out");
 
-        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "8,32,128,512");
+        CommandRun run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "8,32,128,512");
 
         assertEquals(0, run.exitCode(), run.err());
         Map<String, long[]> rows = readCsv(out.resolve(ReplayCommand.CSV_FILE));
         long[] references = MooncakeTraceReader.read(trace).flattenedReferences();
         for (long capacity : CAPACITIES) {
-            long hits = referenceLruHits(references, (int) capacity);
+            long hits = ReferenceLru.hits(references, (int) capacity);
             long[] row = rows.get("lru@" + capacity);
             assertEquals(references.length, row[0], "references at " + capacity);
             assertEquals(hits, row[1], "lru hits at " + capacity);
@@ -109,13 +104,13 @@ class ReplayCommandTest {
     void lruOnTheSharedTraceEqualsATriviallyCorrectLru() throws IOException {
         Path trace = Path.of("../data/mooncake_synthetic_trace.jsonl");
         Path out = folder.resolve("shared");
-        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--policies", "lru",
+        CommandRun run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--policies", "lru",
                 "--capacities", "500,4000,32000");
         assertEquals(0, run.exitCode(), run.err());
         Map<String, long[]> rows = readCsv(out.resolve(ReplayCommand.CSV_FILE));
         long[] references = MooncakeTraceReader.read(trace).flattenedReferences();
         for (long capacity : List.of(500L, 4000L, 32000L)) {
-            long hits = referenceLruHits(references, (int) capacity);
+            long hits = ReferenceLru.hits(references, (int) capacity);
             long[] row = rows.get("lru@" + capacity);
             assertEquals(hits, row[1], "lru hits at " + capacity + " blocks");
             assertEquals(references.length - hits, row[2], "lru misses at " + capacity + " blocks");
@@ -126,7 +121,7 @@ class ReplayCommandTest {
     void aMissingTraceFailsWithOneLineAndLeavesNoOutputFolder() {
         Path out = folder.resolve("never/replay");
 
-        Run run = run("replay", "--trace", folder.resolve("missing.jsonl").toString(), "--out", out.toString());
+        CommandRun run = run("replay", "--trace", folder.resolve("missing.jsonl").toString(), "--out", out.toString());
 
         assertEquals(1, run.exitCode());
         assertEquals("tierlab: trace file not found: " + folder.resolve("missing.jsonl"), run.err().strip());
@@ -143,7 +138,7 @@ class ReplayCommandTest {
                 """);
         Path out = folder.resolve("out");
 
-        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString());
+        CommandRun run = run("replay", "--trace", trace.toString(), "--out", out.toString());
 
         assertEquals(1, run.exitCode());
         assertEquals("tierlab: " + trace + ":2: missing field \"hash_ids\"", run.err().strip());
@@ -156,7 +151,7 @@ class ReplayCommandTest {
         Path out = folder.resolve("out");
 
         assertEquals(0, run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16").exitCode());
-        Run second = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16,64");
+        CommandRun second = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16,64");
         assertEquals(0, second.exitCode(), second.err());
         assertEquals(1 + Policies.names().size() * 2, Files.readAllLines(out.resolve(ReplayCommand.CSV_FILE)).size());
         try (Stream<Path> siblings = Files.list(folder)) {
@@ -164,7 +159,7 @@ class ReplayCommandTest {
         }
 
         Path notOurs = Files.writeString(out.resolve("notes.txt"), "mine");
-        Run refused = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16");
+        CommandRun refused = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "16");
         assertEquals(1, refused.exitCode());
         assertTrue(refused.err().startsWith("tierlab: output folder " + out + " holds files this job does not write (notes.txt)"),
                 refused.err());
@@ -180,7 +175,7 @@ class ReplayCommandTest {
                 new String[] {"replay", "--policies", "lru,lfu"},
                 new String[] {"frobnicate"},
                 new String[] {})) {
-            Run run = run(args);
+            CommandRun run = run(args);
             String shown = String.join(" ", args);
             assertEquals(2, run.exitCode(), shown);
             assertTrue(run.err().startsWith("tierlab: "), shown + ": " + run.err());
@@ -191,19 +186,13 @@ class ReplayCommandTest {
 
     @Test
     void helpExitsZero() {
-        Run run = run("replay", "--help");
+        CommandRun run = run("replay", "--help");
         assertEquals(0, run.exitCode());
         assertTrue(run.out().contains("--capacities"), run.out());
     }
 
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = Main.newCommandLine();
-        commandLine.setOut(new PrintWriter(out, true));
-        commandLine.setErr(new PrintWriter(err, true));
-        int exitCode = commandLine.execute(args);
-        return new Run(exitCode, out.toString(), err.toString());
+    private static CommandRun run(String... args) {
+        return CommandRun.of(Main.newCommandLine(), args);
     }
 
     /**
@@ -231,25 +220,6 @@ class ReplayCommandTest {
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
         return file;
-    }
-
-    /** The textbook LRU: a LinkedHashMap in access order, evicting its eldest entry when full. */
-    private static long referenceLruHits(long[] references, int capacity) {
-        LinkedHashMap<Long, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-                return size() > capacity;
-            }
-        };
-        long hits = 0;
-        for (long key : references) {
-            if (cache.get(key) != null) {
-                hits++;
-            } else {
-                cache.put(key, Boolean.TRUE);
-            }
-        }
-        return hits;
     }
 
     /** CSV rows keyed "policy@capacity", values {references, hits, misses}; checks the header and ratios. */

@@ -5,30 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import tierlab.hunt.testkit.CommandRun;
 
 /** The command line of the deep profile: replay, bad input, and a short hunt that finds and saves a failure. */
 class HuntCommandTest {
     @TempDir
     Path dir;
 
-    record Run(int exitCode, String out, String err) {}
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine line = new CommandLine(new HuntCommand());
-        line.setOut(new PrintWriter(out));
-        line.setErr(new PrintWriter(err));
-        int code = line.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    static CommandRun run(String... args) {
+        return CommandRun.of(new CommandLine(new HuntCommand()), args);
     }
 
     @Test
@@ -37,14 +28,14 @@ class HuntCommandTest {
         try (InputStream in = getClass().getClassLoader().getResourceAsStream("replays/R1-stale-promotion.json")) {
             Files.copy(in, file);
         }
-        Run run = run("--replay", file.toString());
+        CommandRun run = run("--replay", file.toString());
         assertEquals(1, run.exitCode(), run.err());
         assertTrue(run.out().contains("reproduced: I6"), run.out());
     }
 
     @Test
     void anUnknownRaceIsOneClearMessageAndExitTwo() {
-        Run run = run("--ablate", "R14", "--minutes", "0.01");
+        CommandRun run = run("--ablate", "R14", "--minutes", "0.01");
         assertEquals(2, run.exitCode());
         assertTrue(run.err().contains("--ablate: unknown race 'R14'"), run.err());
         assertEquals("", run.out());
@@ -52,7 +43,7 @@ class HuntCommandTest {
 
     @Test
     void aMissingReplayFileIsOneClearMessageAndExitTwo() {
-        Run run = run("--replay", dir.resolve("nope.json").toString());
+        CommandRun run = run("--replay", dir.resolve("nope.json").toString());
         assertEquals(2, run.exitCode());
         assertTrue(run.err().contains("cannot read replay file") && run.err().contains("nope.json"), run.err());
     }
@@ -63,7 +54,7 @@ class HuntCommandTest {
         try (InputStream in = getClass().getClassLoader().getResourceAsStream("replays/R1-stale-promotion.json")) {
             Files.writeString(file, new String(in.readAllBytes()).replace("\"chainCount\" : 3", "\"chainCount\" : 0"));
         }
-        Run run = run("--replay", file.toString());
+        CommandRun run = run("--replay", file.toString());
         assertEquals(2, run.exitCode(), run.out());
         assertTrue(run.err().contains("bad.json") && run.err().contains("chainCount must be positive"), run.err());
     }
@@ -71,7 +62,7 @@ class HuntCommandTest {
     @Test
     void aShortHuntWithASwitchOffFindsItAndWritesAReplayableFile() throws IOException {
         Path out = dir.resolve("out");
-        Run run = run("--minutes", "0.02", "--ablate", "R12", "--seed", "7", "--out", out.toString());
+        CommandRun run = run("--minutes", "0.02", "--ablate", "R12", "--seed", "7", "--out", out.toString());
         assertEquals(1, run.exitCode(), run.out() + run.err());
         assertTrue(run.out().contains("hunt finished:") && run.out().contains("FAIL"), run.out());
         try (Stream<Path> files = Files.list(out)) {

@@ -63,7 +63,7 @@ class ArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        productionClasses = ProductionClasses.get();
+        productionClasses = ProductionClasses.all();
     }
 
     // ---- sanity: the rules below look at real classes ----------------------------------------

@@ -21,7 +21,7 @@ class BenchModuleArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        productionClasses = ProductionClasses.get();
+        productionClasses = ProductionClasses.all();
     }
 
     @Test

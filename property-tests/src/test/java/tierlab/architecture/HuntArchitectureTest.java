@@ -20,7 +20,7 @@ class HuntArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        productionClasses = ProductionClasses.get();
+        productionClasses = ProductionClasses.all();
         assertTrue(productionClasses.stream().anyMatch(c -> c.getName().equals("tierlab.hunt.StoreRunner")),
                 "the hunt classes were not imported; the rules below would check nothing");
     }

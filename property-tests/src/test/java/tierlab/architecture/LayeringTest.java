@@ -21,7 +21,7 @@ class LayeringTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        productionClasses = ProductionClasses.get();
+        productionClasses = ProductionClasses.all();
     }
 
     @Test

@@ -4,50 +4,37 @@ import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.fault.FaultInjector;
 import tierlab.sim.fault.FaultSettings;
 import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.testkit.SimRig;
 
 /** I11 in sim mode: the same seed and inputs give the same decision trace, with faults and reordering on. */
 class DeterminismProperties {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-
     static long traceHash(long seed, int l1Blocks) {
-        Geometry geometry = new Geometry(TINY, 16, 1);
+        Geometry geometry = TinyModel.geometry(1);
         StoreSettings settings = StoreSettings.defaults(geometry, l1Blocks * geometry.blockBytes(), 64 * geometry.blockBytes());
-        DecisionTrace trace = new DecisionTrace();
-        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(2_048).withConcurrency(4),
-                new TieredStore(settings, trace), trace);
-        SeedTree seeds = new SeedTree(seed);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
+        SimRig rig = SimRig.of(settings, SchedulerSettings.defaults(2_048).withConcurrency(4), seed);
+        SimRuntime runtime = rig.runtime();
+        SeedTree seeds = rig.seeds();
         runtime.setCompletionFilter(new FaultInjector(new FaultSettings(0.1, 0.05, 0, 0.1, 2_000_000, 3_000_000, 0, 0,
                 List.of()), seeds.random("faults")));
         SplittableRandom workload = seeds.random("workload");
         long t = 0;
         for (int i = 0; i < 30; i++) {
             int prompt = workload.nextInt(8);
-            List<BlockKey> chain = new ArrayList<>();
-            BlockKey parent = BlockKey.ROOT;
-            for (int b = 0; b < 2 + prompt % 4; b++) {
-                parent = BlockKey.fromTraceId(parent, prompt, b);
-                chain.add(parent);
-            }
+            List<BlockKey> chain = BlockChains.ofPrompt(prompt, 2 + prompt % 4);
             t += workload.nextInt(3_000_000);
             runtime.submit(new RequestSpec(i, t, chain.size() * 16L + 3, 1 + workload.nextInt(3), chain));
         }
@@ -55,7 +42,7 @@ class DeterminismProperties {
         if (runtime.ledger().mismatches() != 0 || !runtime.store().leftovers().isEmpty()) {
             throw new AssertionError("seed " + seed + ": mismatches or leftovers");
         }
-        return trace.hash();
+        return rig.trace().hash();
     }
 
     @Test

@@ -4,28 +4,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import tierlab.engine.BlockingStorage;
-import tierlab.engine.PinnedArena;
-import tierlab.engine.StoragePorts;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
-import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.fault.FaultInjector;
-import tierlab.sim.fault.FaultSettings;
-import tierlab.sim.hybrid.RealBytes;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.testkit.HybridBytes;
+import tierlab.sim.testkit.SimRig;
 
 /**
  * One workload run in sim mode or in hybrid mode (the same simulator, but every L2 read and write
@@ -33,8 +24,6 @@ import tierlab.sim.kernel.SeedTree;
  * pinned arena and a real file, and every GPU copy is verified byte for byte).
  */
 final class HybridRuns {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-
     /** What the model decided for one request: where its hit was and how many blocks it covered. */
     record Decision(long requestId, HitClass hitClass, long hitBlocks) {}
 
@@ -50,26 +39,23 @@ final class HybridRuns {
      * @param reorderWindowNs delay every completion by a seeded draw below this (adversarial order); 0: none
      */
     static Outcome run(long seed, boolean hybrid, boolean sequential, long reorderWindowNs, Path dir) throws Exception {
-        Geometry geometry = new Geometry(TINY, 16, 1);
+        Geometry geometry = TinyModel.geometry(1);
         long lane = geometry.laneBytes();
         // L1 of 5 blocks and an L2 ring of 9 slots over 6 prompts of 1-5 blocks: L1 hits, L2 hits,
         // misses, evictions on both tiers and slot re-use all happen in 24 requests.
         StoreSettings settings = StoreSettings.defaults(geometry, 5 * lane, 9 * geometry.blockBytes());
-        DecisionTrace trace = new DecisionTrace();
-        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(256).withConcurrency(3),
-                new TieredStore(settings, trace), trace);
-        SeedTree seeds = new SeedTree(seed);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
+        SimRig rig = SimRig.of(settings, SchedulerSettings.defaults(256).withConcurrency(3), seed);
+        SimRuntime runtime = rig.runtime();
+        DecisionTrace trace = rig.trace();
         runtime.setCheckInvariants(true);
         if (reorderWindowNs > 0) {
-            runtime.setCompletionFilter(new FaultInjector(new FaultSettings(0, 0, 0, 0, 0, reorderWindowNs, 0, 0, List.of()),
-                    seeds.random("order")));
+            rig.reorderCompletions(reorderWindowNs);
         }
-        SplittableRandom workload = seeds.random("workload");
+        SplittableRandom workload = rig.seeds().random("workload");
         long t = 0;
         for (int i = 0; i < 24; i++) {
             int prompt = workload.nextInt(6);
-            List<BlockKey> chain = chainOf(prompt, 1 + prompt % 5);
+            List<BlockKey> chain = BlockChains.ofPrompt(prompt, 1 + prompt % 5);
             t += sequential ? 1_000_000_000L : workload.nextInt(2_000_000);
             runtime.submit(new RequestSpec(i, t, chain.size() * 16L + 1 + workload.nextInt(15), 1 + workload.nextInt(2), chain));
         }
@@ -78,12 +64,11 @@ final class HybridRuns {
             return outcome(trace, runtime, 0, 0, 0, "sim");
         }
         Path l2 = dir.resolve("l2-" + seed + "-" + System.identityHashCode(runtime) + ".bin");
-        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
-             StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
-             RealBytes bytes = new RealBytes(arena, new BlockingStorage(port, 10_000_000_000L), lane, 1)) {
-            runtime.setRealBytes(bytes);
+        try (HybridBytes real = HybridBytes.open(settings, l2)) {
+            runtime.setRealBytes(real.bytes());
             runtime.run();
-            return outcome(trace, runtime, bytes.loadMatches(), bytes.mismatches(), bytes.storageFailures(), port.name());
+            return outcome(trace, runtime, real.bytes().loadMatches(), real.bytes().mismatches(), real.bytes().storageFailures(),
+                    real.port().name());
         }
     }
 
@@ -97,15 +82,5 @@ final class HybridRuns {
         }
         return new Outcome(trace.hash(), decisions, realMatches, realMismatches, storageFailures, runtime.ledger().mismatches(),
                 port, finished.size());
-    }
-
-    static List<BlockKey> chainOf(long prompt, int blocks) {
-        List<BlockKey> chain = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int b = 0; b < blocks; b++) {
-            parent = BlockKey.fromTraceId(parent, prompt, b);
-            chain.add(parent);
-        }
-        return chain;
     }
 }

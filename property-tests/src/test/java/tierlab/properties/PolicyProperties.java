@@ -7,9 +7,7 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import static org.quicktheories.generators.SourceDSL.longs;
 
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.quicktheories.core.Gen;
@@ -17,6 +15,7 @@ import tierlab.model.policy.CacheReplay;
 import tierlab.model.policy.Policies;
 import tierlab.model.policy.PolicyOptions;
 import tierlab.model.policy.ReplacementPolicy;
+import tierlab.model.testkit.ReferenceLru;
 
 /**
  * Policy properties (issue: property tests): every policy keeps its capacity and never evicts a
@@ -38,7 +37,7 @@ class PolicyProperties {
                 .check((capacity, stream) -> {
                     long[] refs = stream.stream().mapToLong(Long::longValue).toArray();
                     long hits = CacheReplay.run(Policies.create("lru", PolicyOptions.defaults(capacity)), capacity, refs).hits();
-                    return hits == trivialLruHits(capacity, refs);
+                    return hits == ReferenceLru.hits(refs, capacity);
                 });
     }
 
@@ -100,27 +99,9 @@ class PolicyProperties {
         return true;
     }
 
-    static long trivialLruHits(int capacity, long[] refs) {
-        Map<Long, Boolean> lru = new LinkedHashMap<>(16, 0.75f, true);
-        long hits = 0;
-        for (long key : refs) {
-            if (lru.containsKey(key)) {
-                lru.get(key);
-                hits++;
-            } else {
-                if (lru.size() >= capacity) {
-                    Long eldest = lru.keySet().iterator().next();
-                    lru.remove(eldest);
-                }
-                lru.put(key, Boolean.TRUE);
-            }
-        }
-        return hits;
-    }
-
     @Test
     void theTrivialLruIsItselfRight() {
         // Capacity 2, stream a b a c b: hits on the second a only (c evicts b).
-        assertTrue(trivialLruHits(2, new long[] {1, 2, 1, 3, 2}) == 1);
+        assertTrue(ReferenceLru.hits(new long[] {1, 2, 1, 3, 2}, 2) == 1);
     }
 }

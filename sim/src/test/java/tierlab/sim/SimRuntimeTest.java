@@ -4,52 +4,31 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
-import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.model.testkit.BlockChains;
+import tierlab.sim.testkit.SimRig;
 
 class SimRuntimeTest {
-
-    static List<BlockKey> chain(long prompt, int blocks) {
-        List<BlockKey> keys = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int b = 0; b < blocks; b++) {
-            parent = BlockKey.fromTraceId(parent, prompt, b);
-            keys.add(parent);
-        }
-        return keys;
-    }
-
     /** Cold then warm pass of 40 Qwen3-8B prompts over an L1 that holds about half of them. */
     static SimRuntime run(long seed, boolean check) {
         Geometry geometry = Geometry.qwen3_8b();
         long blockBytes = geometry.blockBytes();
         StoreSettings settings = StoreSettings.defaults(geometry, 600 * blockBytes, 4_000 * blockBytes);
-        DecisionTrace trace = new DecisionTrace();
-        TieredStore store = new TieredStore(settings, trace);
-        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(20_000).withConcurrency(8), store, trace);
-        SeedTree seeds = new SeedTree(seed);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
+        SimRig rig = SimRig.of(settings, SchedulerSettings.defaults(20_000).withConcurrency(8), seed);
+        SimRuntime runtime = rig.runtime();
         runtime.setCheckInvariants(check);
-        SplittableRandom arrivals = seeds.random("arrivals");
+        SplittableRandom arrivals = rig.seeds().random("arrivals");
         long t = 0;
         for (int pass = 0; pass < 2; pass++) {
             for (int p = 0; p < 40; p++) {
                 t += (long) (arrivals.nextDouble() * 50_000_000);
                 int blocks = 20 + (int) (p % 7);
-                runtime.submit(new RequestSpec(pass * 1000 + p, t, blocks * 16L + 9, 1, chain(p, blocks)));
+                runtime.submit(new RequestSpec(pass * 1000 + p, t, blocks * 16L + 9, 1, BlockChains.ofPrompt(p, blocks)));
             }
         }
         runtime.run();

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tierlab.bench.BenchCase;
 import tierlab.engine.IoUringBackend;
+import tierlab.model.testkit.TestDirectories;
 
 /** A tiny sweep on a real file under target/ (O_DIRECT there; /tmp may be tmpfs). */
 class CalibrationSweepTest {
@@ -24,8 +25,7 @@ class CalibrationSweepTest {
 
     @BeforeEach
     void createDirectory() throws IOException {
-        Files.createDirectories(Path.of("target"));
-        dir = Files.createTempDirectory(Path.of("target"), "calibration-sweep-");
+        dir = TestDirectories.underTarget("calibration-sweep-");
     }
 
     @AfterEach

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import tierlab.engine.PinnedArena;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestSpec;
@@ -21,12 +20,12 @@ import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /** A live run on this machine: real io_uring reads and writes, real memcpys, verified payloads. */
 class LiveRuntimeTest {
-    static final ModelShape SMALL = new ModelShape("small", 2, 2, 128, 2);
-
     @TempDir
     Path dir;
 
@@ -34,7 +33,7 @@ class LiveRuntimeTest {
     void aFewHundredRequestsWithL1SmallerThanTheWorkingSetServeNoWrongByte() throws Exception {
         // 2 KiB per token, 16-token blocks of 32 KiB; L1 of 48 blocks, 400 requests over 40 prompts of
         // 3–10 blocks (about 260 distinct blocks), so most warm hits come back from L2.
-        Geometry geometry = new Geometry(SMALL, 16, 1);
+        Geometry geometry = TinyModel.smallGeometry();
         long block = geometry.blockBytes();
         StoreSettings settings = StoreSettings.defaults(geometry, 48 * block, 1_024 * block);
         List<RequestSpec> requests = new ArrayList<>();
@@ -43,12 +42,7 @@ class LiveRuntimeTest {
         for (int i = 0; i < 400; i++) {
             int prompt = random.nextInt(40);
             int blocks = 3 + prompt % 8;
-            List<BlockKey> chain = new ArrayList<>();
-            BlockKey parent = BlockKey.ROOT;
-            for (int b = 0; b < blocks; b++) {
-                parent = BlockKey.fromTraceId(parent, prompt, b);
-                chain.add(parent);
-            }
+            List<BlockKey> chain = BlockChains.ofPrompt(prompt, blocks);
             t += random.nextInt(300_000);
             requests.add(new RequestSpec(i, t, blocks * 16L + 5, 1 + random.nextInt(3), chain));
         }

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -21,6 +20,7 @@ import tierlab.bench.BenchCase;
 import tierlab.bench.calibration.CalibrationSweep;
 import tierlab.bench.calibration.MeasuredPoint;
 import tierlab.bench.calibration.NvmeClosedLoop;
+import tierlab.model.testkit.TestDirectories;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.NvmeProfile;
 
@@ -30,18 +30,12 @@ class CalibrationExperimentTest {
 
     @BeforeEach
     void createDirectory() throws IOException {
-        // Under the module's target/: the test file needs O_DIRECT, which tmpfs (/tmp on some machines) refuses.
-        Files.createDirectories(Path.of("target"));
-        dir = Files.createTempDirectory(Path.of("target"), "calibration-");
+        dir = TestDirectories.underTarget("calibration-");
     }
 
     @AfterEach
-    void deleteDirectory() throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
+    void deleteDirectory() {
+        TestDirectories.deleteRecursively(dir);
     }
 
     /**

@@ -11,6 +11,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tierlab.hunt.testkit.CommandRun;
 
 /**
  * Every bad experiment file gets one line on stderr that names the file and the field (and the
@@ -33,13 +34,13 @@ class BadExperimentFileTest {
               policy: lru
             """;
 
-    private RunCommandTest.Run runFile(String name, String text) throws IOException {
+    private CommandRun runFile(String name, String text) throws IOException {
         Path file = folder.resolve(name);
         Files.writeString(file, text);
         return RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out/probe").toString(), "-q");
     }
 
-    private void assertOneClearLine(RunCommandTest.Run run, String... fragments) {
+    private void assertOneClearLine(CommandRun run, String... fragments) {
         assertEquals(1, run.exitCode(), run.err());
         String err = run.err().strip();
         assertEquals(1, err.lines().count(), "one line: " + err);
@@ -52,26 +53,26 @@ class BadExperimentFileTest {
 
     @Test
     void theGoodFileRuns() throws IOException {
-        RunCommandTest.Run run = runFile("good.yaml", GOOD);
+        CommandRun run = runFile("good.yaml", GOOD);
         assertEquals(0, run.exitCode(), run.err());
         assertTrue(Files.exists(folder.resolve("out/probe/results.csv")));
     }
 
     @Test
     void unknownFieldIsNamedWithItsLineAndTheKnownOnes() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", GOOD.replace("policy: lru", "polcy: lru"));
+        CommandRun run = runFile("bad.yaml", GOOD.replace("policy: lru", "polcy: lru"));
         assertOneClearLine(run, "bad.yaml", "line 9", "unknown field 'store.polcy'", "policy");
     }
 
     @Test
     void wrongTypeIsNamed() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", GOOD.replace("prompts: 4", "prompts: four"));
+        CommandRun run = runFile("bad.yaml", GOOD.replace("prompts: 4", "prompts: four"));
         assertOneClearLine(run, "bad.yaml", "line 4", "workload.prompts", "wrong type: expected a whole number");
     }
 
     @Test
     void quotedNumberIsAWrongType() throws IOException {
-        RunCommandTest.Run run = runFile("bad.json", """
+        CommandRun run = runFile("bad.json", """
                 {"name": "probe", "workload": {"type": "long-prefill", "prompts": 4, "promptTokens": 500},
                  "store": {"l1CapacityGiB": "1"}}
                 """);
@@ -80,7 +81,7 @@ class BadExperimentFileTest {
 
     @Test
     void missingTraceNamesTheFile() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", """
+        CommandRun run = runFile("bad.yaml", """
                 name: probe
                 workload: {type: mooncake, trace: no-such-trace.jsonl}
                 """);
@@ -89,7 +90,7 @@ class BadExperimentFileTest {
 
     @Test
     void missingExperimentFileIsNamed() {
-        RunCommandTest.Run run = RunCommandTest.run("run", folder.resolve("absent.yaml").toString());
+        CommandRun run = RunCommandTest.run("run", folder.resolve("absent.yaml").toString());
         assertOneClearLine(run, "absent.yaml", "no such file");
     }
 
@@ -104,25 +105,25 @@ class BadExperimentFileTest {
         "promptTokens: 500|promptTokens: 0|workload.promptTokens: must be > 0",
     })
     void badValuesAreNamed(String good, String bad, String expected) throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", GOOD.replace(good, bad));
+        CommandRun run = runFile("bad.yaml", GOOD.replace(good, bad));
         assertOneClearLine(run, "bad.yaml", expected);
     }
 
     @Test
     void badSweepPointIsNamedWithItsAxisValue() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", GOOD + "sweep:\n  store.policy: [lru, lfu]\n");
+        CommandRun run = runFile("bad.yaml", GOOD + "sweep:\n  store.policy: [lru, lfu]\n");
         assertOneClearLine(run, "bad.yaml", "sweep point {store.policy=lfu}", "store.policy: unknown policy 'lfu'");
     }
 
     @Test
     void misspeltSweepAxisIsAnUnknownField() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", GOOD + "sweep:\n  store.l1Capacity: [1, 2]\n");
+        CommandRun run = runFile("bad.yaml", GOOD + "sweep:\n  store.l1Capacity: [1, 2]\n");
         assertOneClearLine(run, "bad.yaml", "unknown field 'store.l1Capacity'");
     }
 
     @Test
     void chartWithUnknownMetricIsNamed() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", GOOD + """
+        CommandRun run = runFile("bad.yaml", GOOD + """
                 charts:
                   - {type: line, file: c, x: store.l1CapacityGiB, y: warm.hitRatio}
                 """);
@@ -131,7 +132,7 @@ class BadExperimentFileTest {
 
     @Test
     void unknownArrivalKindIsNamed() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", """
+        CommandRun run = runFile("bad.yaml", """
                 name: probe
                 workload:
                   type: synthetic
@@ -146,7 +147,7 @@ class BadExperimentFileTest {
 
     @Test
     void aHybridL1BeyondTheRealLimitIsRefused() throws IOException {
-        RunCommandTest.Run run = runFile("bad.yaml", GOOD.replace("l1CapacityGiB: 1", "l1CapacityGiB: 64") + "mode: hybrid\n");
+        CommandRun run = runFile("bad.yaml", GOOD.replace("l1CapacityGiB: 1", "l1CapacityGiB: 64") + "mode: hybrid\n");
         assertOneClearLine(run, "bad.yaml", "store.l1CapacityGiB: hybrid mode pins a real L1");
     }
 }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
 import tierlab.experiments.calibration.CalibrationExperiment;
+import tierlab.hunt.testkit.CommandRun;
 import tierlab.sim.device.DeviceProfile;
 
 /** {@code kind: calibration} through {@code tierlab run}: a tiny real measurement, the fit, the report, a loadable profile. */
@@ -30,7 +31,7 @@ class CalibrationRunTest {
                 """);
         // The output sits in the build folder: the test file beside it needs O_DIRECT, which tmpfs refuses.
         Path out = Path.of("target", "calibration-run-test", "cal");
-        RunCommandTest.Run run = RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
         assertEquals(0, run.exitCode(), run.err() + run.out());
         for (String name : CalibrationRun.ownedFiles()) {
             assertTrue(Files.size(out.resolve(name)) > 0, name);
@@ -51,7 +52,7 @@ class CalibrationRunTest {
                 workload: {type: long-prefill, prompts: 4, promptTokens: 400}
                 store: {l1CapacityGiB: 0.1, l2CapacityGiB: 1}
                 """.formatted(out.resolve(CalibrationExperiment.PROFILE_YAML).toAbsolutePath()));
-        RunCommandTest.Run second = RunCommandTest.run("run", experiment.toString(), "--out",
+        CommandRun second = RunCommandTest.run("run", experiment.toString(), "--out",
                 folder.resolve("out/uses").toString(), "-q");
         assertEquals(0, second.exitCode(), second.err());
     }
@@ -64,7 +65,7 @@ class CalibrationRunTest {
                 kind: calibration
                 calibration: {accesses: [randomread]}
                 """);
-        RunCommandTest.Run run = RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out/cal").toString());
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out/cal").toString());
         assertEquals(1, run.exitCode());
         assertTrue(run.err().contains("calibration.accesses") && run.err().contains("randomread"), run.err());
         assertFalse(Files.exists(folder.resolve("out")));

@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tierlab.experiments.run.RunCommandTest.Run;
+import tierlab.hunt.testkit.CommandRun;
 
 /**
  * {@code tierlab plot}: charts and report re-drawn from an output folder's tables; a run draws them
@@ -37,7 +37,7 @@ class PlotCommandTest {
         Path file = folder.resolve(name + ".yaml");
         Files.writeString(file, RunCommandTest.SMALL);
         Path out = folder.resolve("out-" + name);
-        Run run = run("run", file.toString(), "--out", out.toString(), "--quiet");
+        CommandRun run = run("run", file.toString(), "--out", out.toString(), "--quiet");
         assertEquals(0, run.exitCode(), run.err());
         return out;
     }
@@ -65,7 +65,7 @@ class PlotCommandTest {
         Files.delete(out.resolve("hit.svg"));
         Files.delete(out.resolve("report.md"));
 
-        Run plot = run("plot", out.toString());
+        CommandRun plot = run("plot", out.toString());
         assertEquals(0, plot.exitCode(), plot.err());
         assertTrue(plot.out().contains("drew 5 charts and report.md"), plot.out());
         assertSameFiles(before, contents(out));
@@ -80,7 +80,7 @@ class PlotCommandTest {
                 "{type: bar, file: bars, x: store.policy, y: warm.elapsedS}",
                 "{type: bar, file: bars, x: store.policy, y: cold.elapsedS, title: Cold pass}"));
 
-        Run plot = run("plot", out.toString());
+        CommandRun plot = run("plot", out.toString());
         assertEquals(0, plot.exitCode(), plot.err());
         Map<String, byte[]> after = contents(out);
         assertFalse(java.util.Arrays.equals(before.get("bars.svg"), after.get("bars.svg")), "the edited chart changed");
@@ -99,7 +99,7 @@ class PlotCommandTest {
         int line = Files.readAllLines(copy).indexOf(Files.readAllLines(copy).stream()
                 .filter(l -> l.contains("warm.elapsed}")).findFirst().orElseThrow()) + 1;
 
-        Run plot = run("plot", out.toString());
+        CommandRun plot = run("plot", out.toString());
         assertEquals(1, plot.exitCode());
         assertEquals(1, plot.err().strip().lines().count(), plot.err());
         assertTrue(plot.err().contains(copy + ":" + line + ": charts[1].y: unknown metric 'warm.elapsed'"), plot.err());
@@ -107,7 +107,7 @@ class PlotCommandTest {
 
         Files.writeString(copy, Files.readString(copy).replace("charts:", "charts: [\n"));
         before = contents(out);
-        Run broken = run("plot", out.toString());
+        CommandRun broken = run("plot", out.toString());
         assertEquals(1, broken.exitCode());
         assertTrue(broken.err().startsWith("tierlab: " + copy + ":"), broken.err());
         assertSameFiles(before, contents(out));
@@ -118,7 +118,7 @@ class PlotCommandTest {
         Path out = runSmall("small");
         Path other = folder.resolve("other.yaml");
         Files.writeString(other, RunCommandTest.SMALL.replace("file: heat,", "file: heat2,"));
-        Run plot = run("plot", out.toString(), "--file", other.toString());
+        CommandRun plot = run("plot", out.toString(), "--file", other.toString());
         assertEquals(0, plot.exitCode(), plot.err());
         assertTrue(Files.isRegularFile(out.resolve("heat2.svg")));
         assertTrue(Files.readString(out.resolve("report.md")).contains("(heat2.png)"));
@@ -137,7 +137,7 @@ class PlotCommandTest {
         Path file = folder.resolve("small.yaml");
         Files.writeString(file, RunCommandTest.SMALL);
         Path out = folder.resolve("out");
-        Run run = run("run", file.toString(), "--out", out.toString(), "--quiet");
+        CommandRun run = run("run", file.toString(), "--out", out.toString(), "--quiet");
 
         assertEquals(1, run.exitCode(), "a missing chart is not a clean exit");
         assertTrue(run.err().contains("chart bars") && run.err().contains("Fontconfig head is null"), run.err());
@@ -151,7 +151,7 @@ class PlotCommandTest {
         assertTrue(report.contains("- `bars` (warm.elapsedS by store.policy): Error: Fontconfig head is null"), report);
 
         RunCommand.chartWriter = real;
-        Run plot = run("plot", out.toString());
+        CommandRun plot = run("plot", out.toString());
         assertEquals(0, plot.exitCode(), plot.err());
         assertTrue(Files.size(out.resolve("bars.png")) > 0, "re-plotting draws it once the cause is gone");
         assertNotEquals(report, Files.readString(out.resolve("report.md")));

@@ -9,17 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import tech.tablesaw.api.Table;
 import tierlab.experiments.cli.Main;
+import tierlab.hunt.testkit.CommandRun;
 
 /** {@code tierlab run} end to end on small files: every output, determinism, parallel = sequential, hybrid. */
 class RunCommandTest {
@@ -27,16 +25,8 @@ class RunCommandTest {
     @TempDir
     Path folder;
 
-    record Run(int exitCode, String out, String err) {}
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine commandLine = Main.newCommandLine();
-        commandLine.setOut(new PrintWriter(out));
-        commandLine.setErr(new PrintWriter(err));
-        int code = commandLine.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    static CommandRun run(String... args) {
+        return CommandRun.of(Main.newCommandLine(), args);
     }
 
     /** 12 prompts of about 2,000 tokens (3.4 GiB of KV), two passes, two policies × two L1 sizes × two seeds. */
@@ -81,7 +71,7 @@ class RunCommandTest {
     void writesEveryOutputOnceWithOneRowPerRun() throws IOException {
         Path file = write("small.yaml", SMALL);
         Path out = folder.resolve("out/small");
-        Run run = run("run", file.toString(), "--out", out.toString(), "--quiet");
+        CommandRun run = run("run", file.toString(), "--out", out.toString(), "--quiet");
         assertEquals(0, run.exitCode(), run.err());
         assertEquals("", run.err());
 
@@ -153,7 +143,7 @@ class RunCommandTest {
                 """);
         Path first = folder.resolve("h1");
         Path second = folder.resolve("h2");
-        Run run = run("run", file.toString(), "--out", first.toString(), "-q");
+        CommandRun run = run("run", file.toString(), "--out", first.toString(), "-q");
         assertEquals(0, run.exitCode(), run.err() + run.out());
         assertEquals(0, run("run", file.toString(), "--out", second.toString(), "-q").exitCode());
         Table results = Table.read().csv(first.resolve("results.csv").toFile());
@@ -177,7 +167,7 @@ class RunCommandTest {
                 scheduler: {concurrency: 4}
                 """);
         Path out = folder.resolve("live");
-        Run run = run("run", file.toString(), "--out", out.toString(), "-q");
+        CommandRun run = run("run", file.toString(), "--out", out.toString(), "-q");
         assertEquals(0, run.exitCode(), run.err() + run.out());
         Table results = Table.read().csv(out.resolve("results.csv").toFile());
         assertEquals(8.0, results.numberColumn("warm.requests").getDouble(0));

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
 import tierlab.model.serving.ServingEngines;
+import tierlab.hunt.testkit.CommandRun;
 
 /** {@code scheduler.engine}: a serving engine by its registry name, checked, swept, and a column of results.csv. */
 class SchedulerSectionsTest {
@@ -32,7 +33,7 @@ class SchedulerSectionsTest {
               concurrency: 4
             """;
 
-    private RunCommandTest.Run run(String name, String text, Path out) throws IOException {
+    private CommandRun run(String name, String text, Path out) throws IOException {
         Path file = folder.resolve(name);
         Files.writeString(file, text);
         return RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
@@ -41,7 +42,7 @@ class SchedulerSectionsTest {
     @Test
     void aSerialExperimentRunsAndTheEngineIsSweptLikeAnyField() throws IOException {
         Path out = folder.resolve("out/swept");
-        RunCommandTest.Run run = run("swept.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, serial]\n", out);
+        CommandRun run = run("swept.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, serial]\n", out);
         assertEquals(0, run.exitCode(), run.err());
         Table results = Table.read().csv(out.resolve("results.csv").toFile());
         assertEquals(2, results.rowCount());
@@ -71,7 +72,7 @@ class SchedulerSectionsTest {
     @Test
     void anUnknownEngineIsOneLineWithTheFileTheLineAndTheKnownNames() throws IOException {
         Path out = folder.resolve("out/bad");
-        RunCommandTest.Run run = run("bad.yaml", FILE + "  engine: sglang\n", out);
+        CommandRun run = run("bad.yaml", FILE + "  engine: sglang\n", out);
         assertEquals(1, run.exitCode(), run.err());
         String err = run.err().strip();
         assertEquals(1, err.lines().count(), err);
@@ -79,7 +80,7 @@ class SchedulerSectionsTest {
         assertFalse(err.contains("Exception"), err);
         assertFalse(Files.exists(out), "nothing is written for a bad file");
 
-        RunCommandTest.Run swept = run("swept-bad.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, sglang]\n", out);
+        CommandRun swept = run("swept-bad.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, sglang]\n", out);
         assertEquals(1, swept.exitCode(), swept.err());
         assertTrue(swept.err().contains("swept-bad.yaml: sweep point {scheduler.engine=sglang}: scheduler.engine: unknown"
                 + " serving engine 'sglang' (known: vllm, serial)"), swept.err());

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.LinkProfile;
+import tierlab.hunt.testkit.CommandRun;
 
 /**
  * An experiment on the catalogue's {@code remote-pool} profile, whose storage section names the
@@ -49,7 +50,7 @@ class StorageModelRunTest {
                   device: [qwen3-8b-h100, "%s"]
                 """.formatted(REMOTE_POOL));
         Path out = folder.resolve("out");
-        RunCommandTest.Run run = RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
         assertEquals(0, run.exitCode(), run.err());
         Table results = Table.read().csv(out.resolve("results.csv").toFile());
         assertEquals(2, results.rowCount());

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
 import tierlab.engine.persist.IndexFile;
-import tierlab.experiments.run.RunCommandTest.Run;
+import tierlab.hunt.testkit.CommandRun;
 
 /** {@code store.l2File}: a live run keeps its L2 file and index, and the next run starts warm from them. */
 class WarmRestartRunTest {
@@ -31,12 +31,12 @@ class WarmRestartRunTest {
             """;
 
     /** One process's run; what RunExecutor says on stderr about the warm start comes back too. */
-    private record Outcome(Run run, String stderr, Table results) {}
+    private record Outcome(CommandRun run, String stderr, Table results) {}
 
     private Outcome runLive(Path file, String out) throws IOException {
         PrintStream original = System.err;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        Run run;
+        CommandRun run;
         try (PrintStream err = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
             System.setErr(err);
             run = run("run", file.toString(), "--out", folder.resolve(out).toString(), "-q");
@@ -81,13 +81,13 @@ class WarmRestartRunTest {
     void onlyOneLiveRunMayNameAPersistentFile() throws IOException {
         Path sim = folder.resolve("sim.yaml");
         Files.writeString(sim, LIVE.replace("mode: live", "mode: sim"));
-        Run simRun = run("run", sim.toString(), "--out", folder.resolve("s").toString(), "-q");
+        CommandRun simRun = run("run", sim.toString(), "--out", folder.resolve("s").toString(), "-q");
         assertEquals(1, simRun.exitCode());
         assertTrue(simRun.err().contains("store.l2File: only a live run keeps a persistent L2 file"), simRun.err());
 
         Path sweep = folder.resolve("sweep.yaml");
         Files.writeString(sweep, LIVE + "seeds: [1, 2]\n");
-        Run sweepRun = run("run", sweep.toString(), "--out", folder.resolve("w").toString(), "-q");
+        CommandRun sweepRun = run("run", sweep.toString(), "--out", folder.resolve("w").toString(), "-q");
         assertEquals(1, sweepRun.exitCode());
         assertTrue(sweepRun.err().contains("store.l2File: a persistent L2 file serves one run at a time"), sweepRun.err());
     }

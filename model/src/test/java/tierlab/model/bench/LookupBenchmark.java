@@ -16,12 +16,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.store.LookupResult;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * Lookup and classification of a 64-block chain against a store with 100,000 resident L1
@@ -56,8 +56,7 @@ public class LookupBenchmark {
 
     @Setup(Level.Trial)
     public void fill() {
-        ModelShape tiny = new ModelShape("tiny", 1, 1, 128, 2);
-        Geometry geometry = new Geometry(tiny, 16, 1);
+        Geometry geometry = TinyModel.geometry(1);
         long lane = geometry.laneBytes();
         // 1,570 resident chains (100,480 units) after 4 cold ones (256 units); with 1% headroom the
         // high water is 100,485 units, so save admission evicts the cold chains and keeps >= 100k.

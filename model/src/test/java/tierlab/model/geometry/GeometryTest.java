@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import tierlab.model.testkit.Rejections;
 
 final class GeometryTest {
 
     private static void assertRejectedNaming(String setting, Executable construction) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, construction);
-        assertTrue(e.getMessage().contains(setting), "message should name " + setting + ": " + e.getMessage());
+        Rejections.assertRejectedNaming(setting, construction);
     }
 
     @Test

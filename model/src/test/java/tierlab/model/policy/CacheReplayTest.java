@@ -100,9 +100,12 @@ final class CacheReplayTest {
     }
 
     /** LRU that counts how often its invariants are checked. */
-    private static class CountingPolicy implements ReplacementPolicy {
-        private final LruPolicy lru = new LruPolicy();
+    private static class CountingPolicy extends ForwardingPolicy {
         int invariantChecks;
+
+        CountingPolicy() {
+            super(new LruPolicy());
+        }
 
         @Override
         public String name() {
@@ -110,39 +113,9 @@ final class CacheReplayTest {
         }
 
         @Override
-        public void onInsert(long key, long groupId, int positionInGroup) {
-            lru.onInsert(key, groupId, positionInGroup);
-        }
-
-        @Override
-        public void onAccess(long key) {
-            lru.onAccess(key);
-        }
-
-        @Override
-        public void onRemove(long key) {
-            lru.onRemove(key);
-        }
-
-        @Override
-        public long selectVictim(LongPredicate evictable) {
-            return lru.selectVictim(evictable);
-        }
-
-        @Override
-        public boolean contains(long key) {
-            return lru.contains(key);
-        }
-
-        @Override
-        public int size() {
-            return lru.size();
-        }
-
-        @Override
         public void checkInvariants() {
             invariantChecks++;
-            lru.checkInvariants();
+            super.checkInvariants();
         }
     }
 }

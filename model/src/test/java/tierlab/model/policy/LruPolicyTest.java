@@ -3,11 +3,10 @@ package tierlab.model.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import tierlab.model.testkit.ReferenceLru;
 
 final class LruPolicyTest extends ReplacementPolicyContract {
 
@@ -42,28 +41,9 @@ final class LruPolicyTest extends ReplacementPolicyContract {
                 stream[i] = (long) (u * u * keySpace);
             }
             ReplayResult result = CacheReplay.run(new LruPolicy(), capacity, stream);
-            long expectedHits = referenceLruHits(stream, capacity);
+            long expectedHits = ReferenceLru.hits(stream, capacity);
             assertTrue(expectedHits > 0 && expectedHits < stream.length, "the stream must both hit and miss");
             assertEquals(expectedHits, result.hits(), "seed " + seed + ", capacity " + capacity);
         }
-    }
-
-    /** LRU as the JDK spells it: an access-ordered LinkedHashMap that drops its eldest entry. */
-    private static long referenceLruHits(long[] stream, int capacity) {
-        Map<Long, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-                return size() > capacity;
-            }
-        };
-        long hits = 0;
-        for (long key : stream) {
-            if (cache.get(key) != null) {
-                hits++;
-            } else {
-                cache.put(key, Boolean.TRUE);
-            }
-        }
-        return hits;
     }
 }

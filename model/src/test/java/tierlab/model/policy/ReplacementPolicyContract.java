@@ -293,53 +293,17 @@ abstract class ReplacementPolicyContract {
     }
 
     /** Delegates to a policy and records the largest size it ever reached after an insert. */
-    static final class SizeWatchingPolicy implements ReplacementPolicy {
-        private final ReplacementPolicy delegate;
+    static final class SizeWatchingPolicy extends ForwardingPolicy {
         int largestSize;
 
         SizeWatchingPolicy(ReplacementPolicy delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String name() {
-            return delegate.name();
+            super(delegate);
         }
 
         @Override
         public void onInsert(long key, long groupId, int positionInGroup) {
-            delegate.onInsert(key, groupId, positionInGroup);
+            super.onInsert(key, groupId, positionInGroup);
             largestSize = Math.max(largestSize, delegate.size());
-        }
-
-        @Override
-        public void onAccess(long key) {
-            delegate.onAccess(key);
-        }
-
-        @Override
-        public void onRemove(long key) {
-            delegate.onRemove(key);
-        }
-
-        @Override
-        public long selectVictim(LongPredicate evictable) {
-            return delegate.selectVictim(evictable);
-        }
-
-        @Override
-        public boolean contains(long key) {
-            return delegate.contains(key);
-        }
-
-        @Override
-        public int size() {
-            return delegate.size();
-        }
-
-        @Override
-        public void checkInvariants() {
-            delegate.checkInvariants();
         }
     }
 }

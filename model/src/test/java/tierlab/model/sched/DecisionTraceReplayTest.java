@@ -8,14 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
 import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
@@ -28,10 +28,8 @@ class DecisionTraceReplayTest {
 
     record Run(long hash, long events, List<Event> delivered, long mismatches) {}
 
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-
     static StoreSettings storeSettings() {
-        return StoreSettings.defaults(new Geometry(TINY, 16, 1), 20 * 16 * 512L, 200 * 16 * 512L).withStaging(2, true);
+        return TinyModel.store(20, 200).withStaging(2, true);
     }
 
     /** Runs the workload; completions come from {@code script} when given, else from a seeded order with read faults. */
@@ -43,7 +41,7 @@ class DecisionTraceReplayTest {
         SplittableRandom random = new SplittableRandom(seed);
         long now = 0;
         for (int i = 0; i < 16; i++) {
-            scheduler.submit(new RequestSpec(i, now, 5 * 16 + 7, 1 + i % 3, EngineHarness.chain("p" + (i % 5), 5)), now);
+            scheduler.submit(new RequestSpec(i, now, 5 * 16 + 7, 1 + i % 3, BlockChains.named("p" + (i % 5), 5)), now);
         }
         List<IoOp> pending = new ArrayList<>();
         List<Event> delivered = new ArrayList<>();

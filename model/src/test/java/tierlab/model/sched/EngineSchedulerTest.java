@@ -7,33 +7,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
-import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
+import tierlab.model.testkit.TinyModel;
 
 class EngineSchedulerTest {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    static final long BLOCK = 16 * 512;
 
     static StoreSettings store(long l1Blocks, long l2Blocks) {
-        return StoreSettings.defaults(new Geometry(TINY, 16, 1), l1Blocks * BLOCK, l2Blocks * BLOCK);
+        return TinyModel.store(l1Blocks, l2Blocks);
     }
 
     @Test
     void coldThenWarmPassServesTheWarmPassFromTheStore() {
         EngineHarness h = new EngineHarness(store(80, 256), SchedulerSettings.defaults(512).withConcurrency(4), 1, false);
         for (int i = 0; i < 8; i++) {
-            h.submit(i, 8 * 16 + 5, 1, EngineHarness.chain("p" + i, 8));
+            h.submit(i, 8 * 16 + 5, 1, BlockChains.named("p" + i, 8));
         }
         h.runToQuiescence(100_000);
         assertEquals(8, h.scheduler.finished().size());
         long coldComputed = h.scheduler.computedPromptTokens();
         assertEquals(8 * (8 * 16 + 5), coldComputed, "the cold pass computes every prompt token");
         for (int i = 0; i < 8; i++) {
-            h.submit(100 + i, 8 * 16 + 5, 1, EngineHarness.chain("p" + i, 8));
+            h.submit(100 + i, 8 * 16 + 5, 1, BlockChains.named("p" + i, 8));
         }
         h.runToQuiescence(100_000);
         assertEquals(16, h.scheduler.finished().size());
@@ -50,11 +48,11 @@ class EngineSchedulerTest {
     void warmPassLargerThanL1ReadsL2BackWithoutMismatch() {
         EngineHarness h = new EngineHarness(store(24, 512), SchedulerSettings.defaults(512).withConcurrency(4), 7, true);
         for (int i = 0; i < 10; i++) {
-            h.submit(i, 8 * 16, 1, EngineHarness.chain("p" + i, 8));
+            h.submit(i, 8 * 16, 1, BlockChains.named("p" + i, 8));
         }
         h.runToQuiescence(1_000_000);
         for (int i = 0; i < 10; i++) {
-            h.submit(100 + i, 8 * 16, 1, EngineHarness.chain("p" + i, 8));
+            h.submit(100 + i, 8 * 16, 1, BlockChains.named("p" + i, 8));
         }
         h.runToQuiescence(1_000_000);
         assertEquals(20, h.scheduler.finished().size());
@@ -77,7 +75,7 @@ class EngineSchedulerTest {
     private long runShuffled(long seed) {
         EngineHarness h = new EngineHarness(store(24, 512), SchedulerSettings.defaults(512).withConcurrency(3), seed, true);
         for (int i = 0; i < 12; i++) {
-            List<BlockKey> chain = EngineHarness.chain("p" + (i % 6), 6);
+            List<BlockKey> chain = BlockChains.named("p" + (i % 6), 6);
             h.submit(i, 6 * 16 + 3, 2, chain);
         }
         h.runToQuiescence(1_000_000);

@@ -7,31 +7,17 @@ import java.util.List;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
-import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.store.StoreSettings;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
+import tierlab.model.testkit.TinyModel;
 
 /** Minimal reproductions of the failures ModelFuzzTest found (each asserts the behaviour the spec asks for). */
 class FuzzFindingsTest {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    static final long BLOCK = 16 * 512;
 
     static StoreSettings store(int tp, long l1Blocks, long l2Blocks) {
-        return StoreSettings.defaults(new Geometry(TINY, 16, tp), l1Blocks * BLOCK, l2Blocks * BLOCK);
-    }
-
-    static IoOp complete(EngineHarness h, Predicate<IoOp> which) {
-        IoOp op = h.pending.stream().filter(which).findFirst().orElseThrow(() -> new AssertionError("no matching op in " + h.pending));
-        h.pending.remove(op);
-        h.nowNs += 1_000;
-        h.ledger.apply(op, true);
-        h.scheduler.onCompletion(IoCompletion.ok(op.ticket()), h.nowNs);
-        h.scheduler.tick(h.nowNs);
-        h.pending.addAll(h.scheduler.drainOps());
-        h.scheduler.checkInvariants();
-        return op;
+        return TinyModel.store(l1Blocks, l2Blocks, tp);
     }
 
     static boolean compute(IoOp op) {
@@ -53,7 +39,7 @@ class FuzzFindingsTest {
     @Test
     void a_hitLargerThanL1IsNeverAdmitted() {
         EngineHarness h = new EngineHarness(store(1, 2, 16), SchedulerSettings.defaults(8).withPrefetch(1, true), 1, false);
-        List<BlockKey> p = EngineHarness.chain("P", 3);
+        List<BlockKey> p = BlockChains.named("P", 3);
         h.submit(0, 3 * 16 + 1, 1, p);
         quiesce(h);
         h.submit(1, 3 * 16 + 1, 1, p);
@@ -67,12 +53,12 @@ class FuzzFindingsTest {
     @Test
     void b_parkedPrefetchLeaseBlocksTheStoreOfTheRequestHoldingItsGpuBlocks() {
         EngineHarness h = new EngineHarness(store(1, 2, 3), new SchedulerSettings(2, 512, 4, 1, true), 1, false);
-        List<BlockKey> x = EngineHarness.chain("X", 1);
+        List<BlockKey> x = BlockChains.named("X", 1);
         h.submit(0, 17, 1, x);                                  // cold: X at slot 0
-        h.submit(1, 33, 1, EngineHarness.chain("Y", 2));         // cold: Y at slots 1, 2; X leaves L1
+        h.submit(1, 33, 1, BlockChains.named("Y", 2));         // cold: Y at slots 1, 2; X leaves L1
         quiesce(h);
         h.submit(2, 17, 1, x);                                  // L2 hit → prefetch, lease on X's unit
-        h.submit(3, 33, 1, EngineHarness.chain("Z", 2));         // miss → admitted, takes 3 of 4 GPU blocks
+        h.submit(3, 33, 1, BlockChains.named("Z", 2));         // miss → admitted, takes 3 of 4 GPU blocks
         quiesce(h);
     }
 
@@ -85,17 +71,17 @@ class FuzzFindingsTest {
     void c_cancelledSavesStagedEventReleasesTheNewIncarnation() {
         StoreSettings settings = store(2, 32, 64).withStaging(1, true);
         EngineHarness h = new EngineHarness(settings, new SchedulerSettings(1, 512, 6, 2, true), 1, false);
-        h.submit(0, 33, 2, EngineHarness.chain("X", 2));
-        h.submit(1, 79, 1, EngineHarness.chain("Y", 4));
+        h.submit(0, 33, 2, BlockChains.named("X", 2));
+        h.submit(1, 79, 1, BlockChains.named("Y", 4));
         h.scheduler.tick(h.nowNs);
         h.pending.addAll(h.scheduler.drainOps());
-        complete(h, FuzzFindingsTest::compute);                 // X prefilled: lane 0 stages, lane 1 queued
+        h.completeFirst(FuzzFindingsTest::compute);                 // X prefilled: lane 0 stages, lane 1 queued
         assertTrue(h.scheduler.preempt(0, h.nowNs));             // lane 1 dropped, lane 0 copy still in flight
         h.scheduler.tick(h.nowNs);
         h.pending.addAll(h.scheduler.drainOps());
-        complete(h, FuzzFindingsTest::compute);                 // X's decode step lands (X not running); X re-admitted
-        complete(h, FuzzFindingsTest::compute);                 // X prefilled again: a new save is queued
-        complete(h, staging(0));                                 // the cancelled copy lands
+        h.completeFirst(FuzzFindingsTest::compute);                 // X's decode step lands (X not running); X re-admitted
+        h.completeFirst(FuzzFindingsTest::compute);                 // X prefilled again: a new save is queued
+        h.completeFirst(staging(0));                                 // the cancelled copy lands
         quiesce(h);
         assertEquals(0, h.ledger.stagingMismatches(), h.ledger.mismatchExamples().toString());
         assertEquals(0, h.ledger.loadMismatches(), h.ledger.mismatchExamples().toString());
@@ -110,16 +96,16 @@ class FuzzFindingsTest {
     void e_stagedStoreOfReallocatedSlotsWaitsForTheNewOwnersLease() {
         StoreSettings settings = store(1, 3, 2).withStaging(2, true);
         EngineHarness h = new EngineHarness(settings, new SchedulerSettings(2, 512, 16, 1, true), 1, false);
-        List<BlockKey> b = EngineHarness.chain("B", 2);
-        h.submit(0, 32, 1, EngineHarness.chain("A", 2));
+        List<BlockKey> b = BlockChains.named("B", 2);
+        h.submit(0, 32, 1, BlockChains.named("A", 2));
         h.submit(1, 32, 1, b);
         h.submit(2, 33, 1, b);
         h.scheduler.tick(h.nowNs);
         h.pending.addAll(h.scheduler.drainOps());
-        complete(h, FuzzFindingsTest::compute);                 // A and B prefilled; A stages 2 blocks, B's slots evict A's run
+        h.completeFirst(FuzzFindingsTest::compute);                 // A and B prefilled; A stages 2 blocks, B's slots evict A's run
         // Finish B's save (its two single-block batches and their writes) while A's copy is in flight.
         while (h.scheduler.finishedIds().stream().noneMatch(id -> id == 1)) {
-            complete(h, op -> staging(1).test(op) || op instanceof IoOp.L2Write || compute(op));
+            h.completeFirst(op -> staging(1).test(op) || op instanceof IoOp.L2Write || compute(op));
         }
         quiesce(h);
     }
@@ -132,11 +118,11 @@ class FuzzFindingsTest {
     @Test
     void g_decodeGrowthPreemptsItselfWhileAPrefetchHoldsTheBlocks() {
         EngineHarness h = new EngineHarness(store(1, 2, 16), new SchedulerSettings(2, 512, 6, 2, true), 1, false);
-        List<BlockKey> a = EngineHarness.chain("A", 2);
-        List<BlockKey> b = EngineHarness.chain("B", 2);
+        List<BlockKey> a = BlockChains.named("A", 2);
+        List<BlockKey> b = BlockChains.named("B", 2);
         h.submit(0, 32, 1, a);
         h.submit(1, 32, 1, b);
-        h.submit(2, 32, 1, EngineHarness.chain("C", 2));       // pushes A and B out of L1
+        h.submit(2, 32, 1, BlockChains.named("C", 2));       // pushes A and B out of L1
         quiesce(h);
         h.submit(3, 47, 3, a);                                  // 3 GPU blocks for the prompt, a 4th to decode
         h.submit(4, 47, 3, b);

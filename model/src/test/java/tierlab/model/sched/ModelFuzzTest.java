@@ -10,8 +10,6 @@ import java.util.SplittableRandom;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
@@ -19,6 +17,8 @@ import tierlab.model.policy.Policies;
 import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.EngineHarness;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
@@ -37,9 +37,8 @@ import tierlab.model.trace.DecisionTrace;
  * the last decisions of the trace for the failure message.
  */
 class ModelFuzzTest {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    static final int BLOCK_TOKENS = 16;
-    static final long BLOCK_BYTES = BLOCK_TOKENS * 512L;
+    static final int BLOCK_TOKENS = TinyModel.BLOCK_TOKENS;
+    static final long BLOCK_BYTES = TinyModel.BLOCK_BYTES;
     static final long MAX_STEPS = 500_000;
 
     /** A prompt chain: {@code prefixBlocks} keys of chain {@code parent} (-1: none), then {@code newBlocks} own keys. */
@@ -73,7 +72,7 @@ class ModelFuzzTest {
                 List<List<Req>> waves, long driveSeed, Set<tierlab.model.KnownBug> knownBugs) {
 
         StoreSettings storeSettings() {
-            return StoreSettings.builder(new Geometry(TINY, BLOCK_TOKENS, tp), l1Blocks * BLOCK_BYTES, l2Blocks * BLOCK_BYTES)
+            return StoreSettings.builder(TinyModel.geometry(tp), l1Blocks * BLOCK_BYTES, l2Blocks * BLOCK_BYTES)
                     .policy(policy).policyParameter("mruInterval", mruInterval).promotionsAsHeadroom(promotionsAsHeadroom)
                     .headroomFraction(headroomFraction).ringCount(ringCount).batchL2Reads(batchL2Reads)
                     .writeBatchMaxBytes(writeBatchMaxBytes).stagingSlots(stagingSlots).contiguousStaging(contiguousStaging)

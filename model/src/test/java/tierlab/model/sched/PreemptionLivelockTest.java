@@ -7,9 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.store.StoreSettings;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * Hunt finding F2 (replay {@code hunt/src/test/resources/replays/fixed/F2-preemption-livelock.json}):
@@ -29,19 +30,16 @@ import tierlab.model.store.StoreSettings;
  * </pre>
  */
 class PreemptionLivelockTest {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    static final long BLOCK = 16 * 512;
-
     @Test
     void growingRequestWaitsForBlocksHeldByAStagingCopyInsteadOfPreemptingItself() {
         // The replay's store: tp 2 (two lanes, so a save is two staging copies), 2 L2 slots, 3 staging slots.
-        StoreSettings store = StoreSettings.defaults(new Geometry(TINY, 16, 2), 6 * BLOCK, 2 * BLOCK)
+        StoreSettings store = TinyModel.store(6, 2, 2)
                 .withStaging(3, false).withPolicy("bip").withPromotionsAsHeadroom(false).withReadBatching(2, true);
         EngineHarness h = new EngineHarness(store, new SchedulerSettings(2, 256, 4, 3, false), 1, false);
-        h.submit(1, 30, 3, EngineHarness.chain("P", 1));
+        h.submit(1, 30, 3, BlockChains.named("P", 1));
         h.scheduler.tick(h.nowNs);                              // P is admitted and prefills before Q arrives
         h.pending.addAll(h.scheduler.drainOps());
-        h.submit(2, 26, 3, EngineHarness.chain("Q", 1));
+        h.submit(2, 26, 3, BlockChains.named("Q", 1));
 
         // Oldest first, as the hunt drains; before the fix this ran out of steps with both still running.
         h.runToQuiescence(10_000);
@@ -64,7 +62,7 @@ class PreemptionLivelockTest {
             for (int stagingSlots = 1; stagingSlots <= 3; stagingSlots++) {
                 for (long gpuBlocks = 3; gpuBlocks <= 5; gpuBlocks++) {
                     for (long seed = 0; seed < 12; seed++) {
-                        StoreSettings store = StoreSettings.defaults(new Geometry(TINY, 16, tp), 6 * BLOCK, 2 * BLOCK)
+                        StoreSettings store = TinyModel.store(6, 2, tp)
                                 .withStaging(stagingSlots, false);
                         EngineHarness h = new EngineHarness(store, new SchedulerSettings(2, 256, gpuBlocks, 3, false), seed, seed % 2 == 1);
                         SplittableRandom draw = new SplittableRandom(seed * 31 + gpuBlocks);
@@ -76,7 +74,7 @@ class PreemptionLivelockTest {
                             if (Math.ceilDiv(prompt + output, 16) > gpuBlocks) {
                                 continue;
                             }
-                            h.submit(r, prompt, output, EngineHarness.chain("s" + (r % 3), blocks));
+                            h.submit(r, prompt, output, BlockChains.named("s" + (r % 3), blocks));
                             if (draw.nextBoolean()) {
                                 // Sometimes the engine starts on the earlier arrivals before the next one comes.
                                 h.scheduler.tick(h.nowNs);

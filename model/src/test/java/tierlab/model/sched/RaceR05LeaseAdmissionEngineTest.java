@@ -9,10 +9,11 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R5 at the engine level: two long requests whose leases (6 blocks each) together exceed an
@@ -29,14 +30,12 @@ import tierlab.model.store.StoreSettings;
  * </pre>
  */
 class RaceR05LeaseAdmissionEngineTest {
-    private static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    private static final long BLOCK = 16 * 512;
     private static final int CHAIN_BLOCKS = 6;
     /** One token past the chain, so a warm hit covers all six blocks. */
     private static final long PROMPT_TOKENS = CHAIN_BLOCKS * 16 + 1;
 
     private static StoreSettings store(long l1Blocks, long l2Blocks) {
-        return StoreSettings.defaults(new Geometry(TINY, 16, 1), l1Blocks * BLOCK, l2Blocks * BLOCK);
+        return TinyModel.store(l1Blocks, l2Blocks);
     }
 
     private static EngineHarness coldPass(StoreSettings settings) {
@@ -53,7 +52,7 @@ class RaceR05LeaseAdmissionEngineTest {
     }
 
     private static List<BlockKey> chain(int i) {
-        return EngineHarness.chain("r5-engine-" + i, CHAIN_BLOCKS);
+        return BlockChains.named("r5-engine-" + i, CHAIN_BLOCKS);
     }
 
     @Test
@@ -80,6 +79,6 @@ class RaceR05LeaseAdmissionEngineTest {
         IllegalStateException broken = assertThrows(IllegalStateException.class, () -> h.runToQuiescence(100_000));
         assertTrue(broken.getMessage().startsWith("I4"), broken.getMessage());
         assertEquals(0, h.store.counter(StoreCounter.LEASE_ADMISSION_WAITS));
-        assertTrue(h.store.leasedRemainingBytes() > 8 * BLOCK);
+        assertTrue(h.store.leasedRemainingBytes() > 8 * TinyModel.BLOCK_BYTES);
     }
 }

@@ -5,17 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
-import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R10 (docs/tiered-store.md section 7) through the engine: a request is preempted with its save still
@@ -37,8 +36,6 @@ import tierlab.model.store.StoreSettings;
  * </pre>
  */
 class RaceR10PreemptionEngineTest {
-    private static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    private static final long BLOCK = 16 * 512;
     private static final long W = 1;
     private static final long X = 2;
     private static final long Y = 3;
@@ -46,36 +43,14 @@ class RaceR10PreemptionEngineTest {
     private static final long PROMPT = 40;
     private static final long OUTPUT = 4;
 
-    private final List<BlockKey> w = EngineHarness.chain("W", 2);
-    private final List<BlockKey> x = EngineHarness.chain("X", 2);
-    private final List<BlockKey> y = EngineHarness.chain("Y", 2);
+    private final List<BlockKey> w = BlockChains.named("W", 2);
+    private final List<BlockKey> x = BlockChains.named("X", 2);
+    private final List<BlockKey> y = BlockChains.named("Y", 2);
 
     private static EngineHarness harness(Set<KnownBug> bugs) {
-        StoreSettings store = StoreSettings.defaults(new Geometry(TINY, 16, 1), 32 * BLOCK, 64 * BLOCK)
+        StoreSettings store = TinyModel.store(32, 64)
                 .withStaging(1, true).withKnownBugs(bugs);
         return new EngineHarness(store, SchedulerSettings.defaults(9), 1, false);
-    }
-
-    /** Completes the first pending op that matches, as the backend would, then lets the engine go on. */
-    private static IoOp complete(EngineHarness h, Predicate<IoOp> which) {
-        IoOp op = null;
-        for (IoOp candidate : h.pending) {
-            if (which.test(candidate)) {
-                op = candidate;
-                break;
-            }
-        }
-        if (op == null) {
-            throw new AssertionError("no matching pending op in " + h.pending);
-        }
-        h.pending.remove(op);
-        h.nowNs += 1_000;
-        h.ledger.apply(op, true);
-        h.scheduler.onCompletion(IoCompletion.ok(op.ticket()), h.nowNs);
-        h.scheduler.tick(h.nowNs);
-        h.pending.addAll(h.scheduler.drainOps());
-        h.scheduler.checkInvariants();
-        return op;
     }
 
     private static boolean isCompute(IoOp op) {
@@ -90,14 +65,12 @@ class RaceR10PreemptionEngineTest {
     private void preemptXWithItsSaveQueued(EngineHarness h) {
         h.submit(W, PROMPT, OUTPUT, w);
         h.submit(X, PROMPT, OUTPUT, x);
-        h.scheduler.tick(h.nowNs);
-        h.pending.addAll(h.scheduler.drainOps());
-        h.scheduler.checkInvariants();
+        h.step();
         assertEquals(2, h.scheduler.runningCount());
         assertEquals(3, h.scheduler.freeGpuBlockCount());
 
         // Step 0 (prefill of both) lands: both saves are queued, W's stages, X's waits for the slot.
-        complete(h, RaceR10PreemptionEngineTest::isCompute);
+        h.completeFirst(RaceR10PreemptionEngineTest::isCompute);
         assertEquals(1, h.pending.stream().filter(op -> isStagingOf(op, W)).count());
         assertEquals(0, h.pending.stream().filter(op -> isStagingOf(op, X)).count(), "X's save waits for the staging slot");
         assertEquals(1, h.store.storeQueueDepth());
@@ -110,9 +83,9 @@ class RaceR10PreemptionEngineTest {
         assertEquals(6, h.scheduler.freeGpuBlockCount(), "no staging copy reads X's blocks, so they are free at once");
 
         // Step 1 lands; admission gives X the older free blocks and Y X's old ones; step 2 prefills both.
-        complete(h, RaceR10PreemptionEngineTest::isCompute);
+        h.completeFirst(RaceR10PreemptionEngineTest::isCompute);
         assertEquals(3, h.scheduler.runningCount());
-        complete(h, RaceR10PreemptionEngineTest::isCompute);
+        h.completeFirst(RaceR10PreemptionEngineTest::isCompute);
         assertTrue(h.pending.stream().anyMatch(op -> isStagingOf(op, W)), "W's staging copy is still in flight");
     }
 
@@ -128,7 +101,7 @@ class RaceR10PreemptionEngineTest {
         preemptXWithItsSaveQueued(h);
         assertEquals(1, h.store.counter(StoreCounter.STORES_CANCELLED));
 
-        IoOp.CopyFromGpu next = (IoOp.CopyFromGpu) complete(h, op -> isStagingOf(op, W));
+        IoOp.CopyFromGpu next = (IoOp.CopyFromGpu) h.completeFirst(op -> isStagingOf(op, W));
         assertEquals(W, next.requestId());
         IoOp.CopyFromGpu xStaging = (IoOp.CopyFromGpu) h.pending.stream()
                 .filter(op -> isStagingOf(op, X)).findFirst().orElseThrow();
@@ -155,11 +128,11 @@ class RaceR10PreemptionEngineTest {
         preemptXWithItsSaveQueued(h);
         assertEquals(0, h.store.counter(StoreCounter.STORES_CANCELLED));
 
-        complete(h, op -> isStagingOf(op, W));
+        h.completeFirst(op -> isStagingOf(op, W));
         IoOp.CopyFromGpu xStaging = (IoOp.CopyFromGpu) h.pending.stream()
                 .filter(op -> isStagingOf(op, X)).findFirst().orElseThrow();
         assertEquals(List.of(3L, 4L), xStaging.gpuBlockIds(), "X's pre-preemption save still reads its old blocks");
-        complete(h, op -> op == xStaging);
+        h.completeFirst(op -> op == xStaging);
         assertEquals(2, h.ledger.stagingMismatches(), "both blocks were Y's KV: " + h.ledger.mismatchExamples());
 
         h.runToQuiescence(100_000);

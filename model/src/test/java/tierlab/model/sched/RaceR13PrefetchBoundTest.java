@@ -4,22 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
-import tierlab.model.io.IoCompletion;
-import tierlab.model.io.IoOp;
-import tierlab.model.io.PayloadLedger;
 import tierlab.model.l2.L2Snapshot;
-import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
@@ -39,67 +35,23 @@ import tierlab.model.trace.DecisionTrace;
  * </pre>
  */
 class RaceR13PrefetchBoundTest {
-    private static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    private static final long BLOCK = 16 * 512;
     private static final long PROMPT = 2 * 16 + 1;
     private static final int L2_REQUESTS = 6;
 
-    /** A small runtime over a store the test builds (EngineHarness builds its own). */
-    private static final class Driver {
-        final TieredStore store;
-        final EngineScheduler scheduler;
-        final PayloadLedger ledger;
-        final List<IoOp> pending = new ArrayList<>();
-        long nowNs;
-        int maxActivePrefetches;
-
-        Driver(TieredStore store, PayloadLedger ledger) {
-            this.store = store;
-            this.ledger = ledger;
-            this.scheduler = new EngineScheduler(SchedulerSettings.defaults(512), store, store.trace());
-        }
-
-        void submit(long requestId, List<BlockKey> chain) {
-            scheduler.submit(new RequestSpec(requestId, nowNs, PROMPT, 2, chain), nowNs);
-        }
-
-        void tick() {
-            scheduler.tick(nowNs);
-            pending.addAll(scheduler.drainOps());
-            maxActivePrefetches = Math.max(maxActivePrefetches, scheduler.activePrefetches());
-            scheduler.checkInvariants();
-        }
-
-        void runToQuiescence() {
-            tick();
-            int steps = 0;
-            while (!pending.isEmpty()) {
-                if (++steps > 100_000) {
-                    throw new AssertionError("no quiescence; leftovers " + store.leftovers());
-                }
-                IoOp op = pending.remove(0);
-                nowNs += 1_000;
-                ledger.apply(op, true);
-                scheduler.onCompletion(IoCompletion.ok(op.ticket()), nowNs);
-                tick();
-            }
-        }
-    }
-
     private static List<BlockKey> m(int i) {
-        return EngineHarness.chain("m" + i, 2);
+        return BlockChains.named("m" + i, 2);
     }
 
     private static List<BlockKey> l(int i) {
-        return EngineHarness.chain("l" + i, 2);
+        return BlockChains.named("l" + i, 2);
     }
 
     /**
      * Cold pass for m0..m5, restart with an empty L1 over the same L2 bytes, then compute l0 and l1
-     * so they are resident. Returns a driver whose next arrivals see m* as L2 hits and l* as L1 hits.
+     * so they are resident. Returns a harness whose next arrivals see m* as L2 hits and l* as L1 hits.
      */
-    private static Driver warmStore(Set<KnownBug> bugs) {
-        StoreSettings settings = StoreSettings.defaults(new Geometry(TINY, 16, 1), 64 * BLOCK, 256 * BLOCK)
+    private static EngineHarness warmStore(Set<KnownBug> bugs) {
+        StoreSettings settings = TinyModel.store(64, 256)
                 .withKnownBugs(bugs);
         EngineHarness cold = new EngineHarness(settings, SchedulerSettings.defaults(512), 1, false);
         for (int i = 0; i < L2_REQUESTS; i++) {
@@ -109,34 +61,35 @@ class RaceR13PrefetchBoundTest {
         assertEquals(L2_REQUESTS, cold.scheduler.finished().size());
         L2Snapshot snapshot = cold.store.snapshot();
 
-        Driver d = new Driver(TieredStore.restore(settings, snapshot, new DecisionTrace()), cold.ledger);
+        EngineHarness d = new EngineHarness(TieredStore.restore(settings, snapshot, new DecisionTrace()), SchedulerSettings.defaults(512),
+                cold.ledger);
         assertEquals(0, d.store.residentCount());
-        d.submit(100, l(0));
-        d.submit(101, l(1));
-        d.runToQuiescence();
+        d.submit(100, PROMPT, 2, l(0));
+        d.submit(101, PROMPT, 2, l(1));
+        d.runToQuiescence(100_000);
         assertEquals(4, d.store.residentCount(), "l0 and l1 are in L1");
         return d;
     }
 
-    private static void submitBurst(Driver d) {
+    private static void submitBurst(EngineHarness d) {
         for (int i = 0; i < L2_REQUESTS; i++) {
-            d.submit(200 + i, m(i));
+            d.submit(200 + i, PROMPT, 2, m(i));
         }
-        d.submit(300, l(0));
-        d.submit(301, l(1));
+        d.submit(300, PROMPT, 2, l(0));
+        d.submit(301, PROMPT, 2, l(1));
     }
 
     @Test
     void fixedModelHoldsPrefetchBoundAndAdmitsL1Requests() {
-        Driver d = warmStore(Set.of());
+        EngineHarness d = warmStore(Set.of());
         submitBurst(d);
-        d.tick();
+        d.step();
         assertEquals(2, d.scheduler.activePrefetches(), "two prefetches start, the bound");
         assertEquals(L2_REQUESTS - 2, d.scheduler.deferrals(), "the other four L2 requests are parked");
         assertEquals(2, d.scheduler.runningCount(), "l0 and l1 are admitted past the parked requests");
         assertEquals(L2_REQUESTS - 2, d.scheduler.waitingCount(), "four parked (the two prefetching left the queue)");
 
-        d.runToQuiescence();
+        d.runToQuiescence(100_000);
         assertTrue(d.maxActivePrefetches <= 2, "I5 at every step, max was " + d.maxActivePrefetches);
         assertEquals(2, d.maxActivePrefetches);
         assertTrue(d.scheduler.allFinished());
@@ -162,9 +115,9 @@ class RaceR13PrefetchBoundTest {
 
     @Test
     void ablationBreaksOneAdmissionPassStartsMorePrefetchesThanTheBound() {
-        Driver d = warmStore(Set.of(KnownBug.R13_STALE_PREFETCH_BOUND));
+        EngineHarness d = warmStore(Set.of(KnownBug.R13_STALE_PREFETCH_BOUND));
         submitBurst(d);
-        IllegalStateException broken = assertThrows(IllegalStateException.class, d::tick);
+        IllegalStateException broken = assertThrows(IllegalStateException.class, d::step);
         assertTrue(broken.getMessage().startsWith("I5"), broken.getMessage());
         assertEquals(L2_REQUESTS, d.scheduler.activePrefetches(), "all six L2 requests prefetch in one pass");
         assertEquals(0, d.scheduler.deferrals());

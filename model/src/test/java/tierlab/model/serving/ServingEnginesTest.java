@@ -5,80 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
-import tierlab.model.io.IoCompletion;
-import tierlab.model.io.IoOp;
-import tierlab.model.io.PayloadLedger;
 import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.EngineHarness;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /** The serving-engine registry, and the second engine driven through the port alone. */
 class ServingEnginesTest {
-    private static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    private static final long BLOCK_BYTES = 16 * 512;
-
     private static StoreSettings store(long l1Blocks, long l2Blocks) {
-        return StoreSettings.defaults(new Geometry(TINY, 16, 1), l1Blocks * BLOCK_BYTES, l2Blocks * BLOCK_BYTES);
-    }
-
-    private static List<BlockKey> chain(String name, int blocks) {
-        List<BlockKey> keys = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int i = 0; i < blocks; i++) {
-            parent = BlockKey.fromTraceId(parent, name.hashCode(), i);
-            keys.add(parent);
-        }
-        return keys;
-    }
-
-    /** A port-only harness: completes the oldest operation first, checks every invariant after every step. */
-    private static final class PortHarness {
-        final ServingEngine engine;
-        final PayloadLedger ledger;
-        final List<IoOp> pending = new ArrayList<>();
-        long nowNs;
-
-        PortHarness(ServingEngine engine) {
-            this.engine = engine;
-            var geometry = engine.store().settings().geometry();
-            this.ledger = new PayloadLedger(geometry.laneBytes(), geometry.tp());
-        }
-
-        void submit(long id, long promptTokens, long outputTokens, List<BlockKey> chain) {
-            engine.submit(new RequestSpec(id, nowNs, promptTokens, outputTokens, chain), nowNs);
-        }
-
-        void runToQuiescence(int maxSteps) {
-            step();
-            int steps = 0;
-            while (!pending.isEmpty()) {
-                if (++steps > maxSteps) {
-                    throw new AssertionError("no quiescence after " + maxSteps + " steps; leftovers " + engine.store().leftovers());
-                }
-                IoOp op = pending.removeFirst();
-                nowNs += 1_000;
-                ledger.apply(op, true);
-                engine.onCompletion(IoCompletion.ok(op.ticket()), nowNs);
-                step();
-            }
-        }
-
-        private void step() {
-            engine.tick(nowNs);
-            pending.addAll(engine.drainOps());
-            engine.checkInvariants();
-        }
+        return TinyModel.store(l1Blocks, l2Blocks);
     }
 
     @Test
@@ -105,28 +48,28 @@ class ServingEnginesTest {
     void theSerialEngineServesColdThenWarmFromTheStoreWithTheRightBytes() {
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(store(24, 512), trace);
-        PortHarness h = new PortHarness(ServingEngines.create(SchedulerSettings.defaults(512).withEngine(ServingEngines.SERIAL),
+        EngineHarness h = new EngineHarness(ServingEngines.create(SchedulerSettings.defaults(512).withEngine(ServingEngines.SERIAL),
                 store, trace));
         for (int i = 0; i < 6; i++) {
-            h.submit(i, 8 * 16 + 3, 3, chain("p" + i, 8));
+            h.submit(i, 8 * 16 + 3, 3, BlockChains.named("p" + i, 8));
         }
         h.runToQuiescence(100_000);
-        assertEquals(6, h.engine.finishedCount());
-        assertEquals(6 * (8 * 16 + 3), h.engine.computedPromptTokens(), "the cold pass computes every prompt token");
+        assertEquals(6, h.scheduler.finishedCount());
+        assertEquals(6 * (8 * 16 + 3), h.scheduler.computedPromptTokens(), "the cold pass computes every prompt token");
         for (int i = 0; i < 6; i++) {
-            h.submit(100 + i, 8 * 16 + 3, 3, chain("p" + i, 8));
+            h.submit(100 + i, 8 * 16 + 3, 3, BlockChains.named("p" + i, 8));
         }
         h.runToQuiescence(100_000);
-        assertTrue(h.engine.allFinished());
-        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 100L, 101L, 102L, 103L, 104L, 105L), h.engine.finishedIds(),
+        assertTrue(h.scheduler.allFinished());
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 100L, 101L, 102L, 103L, 104L, 105L), h.scheduler.finishedIds(),
                 "one at a time, first come first served");
-        List<RequestOutcome> warm = h.engine.finished().stream().filter(o -> o.requestId() >= 100).toList();
+        List<RequestOutcome> warm = h.scheduler.finished().stream().filter(o -> o.requestId() >= 100).toList();
         assertTrue(warm.stream().allMatch(o -> o.hitClass() != HitClass.MISS && o.hitTokens() == 8 * 16), warm.toString());
         assertTrue(store.counter(StoreCounter.L2_READ_OPS) > 0, "L1 holds 24 of the 48 blocks: the warm pass reads L2");
         assertEquals(6 * 8, h.ledger.loadMatches(), "every loaded block carried its key's bytes");
         assertEquals(0, h.ledger.mismatches(), h.ledger.mismatchExamples().toString());
-        assertEquals(512, h.engine.freeGpuBlockCount());
+        assertEquals(512, h.scheduler.freeGpuBlockCount());
         assertTrue(store.leftovers().isEmpty(), store.leftovers().toString());
-        assertEquals(0, h.engine.prefetchCalls() + h.engine.deferrals() + h.engine.preemptions());
+        assertEquals(0, h.scheduler.prefetchCalls() + h.scheduler.deferrals() + h.scheduler.preemptions());
     }
 }

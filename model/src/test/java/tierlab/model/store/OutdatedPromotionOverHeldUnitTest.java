@@ -12,6 +12,8 @@ import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * Hunt finding F1 (replay {@code hunt/src/test/resources/replays/fixed/F1-outdated-promotion-published.json}):
@@ -35,15 +37,15 @@ import tierlab.model.store.LookupResult.LeaseStatus;
  */
 class OutdatedPromotionOverHeldUnitTest {
 
-    private static final List<BlockKey> A = StoreHarness.chain("f1-A", 1);
-    private static final List<BlockKey> B = StoreHarness.chain("f1-B", 1);
-    private static final List<BlockKey> C = StoreHarness.chain("f1-C", 1);
+    private static final List<BlockKey> A = BlockChains.named("f1-A", 1);
+    private static final List<BlockKey> B = BlockChains.named("f1-B", 1);
+    private static final List<BlockKey> C = BlockChains.named("f1-C", 1);
     private static final long X = 100;
     private static final long Y = 101;
 
     @Test
     void promotionOfAKeyThatLeftTheIndexIsStaleWhileTheNewOwnerWaitsForALease() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(4, 2));
+        StoreHarness h = new StoreHarness(TinyModel.store(4, 2));
         h.save(1, A, 0);
         h.drain();
         long unit = h.unitsOf(A).get(0);

@@ -16,6 +16,8 @@ import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R1: a promotion completing after a newer store overlapped its range must never be published
@@ -41,15 +43,11 @@ import tierlab.model.store.LookupResult.LeaseStatus;
  */
 class RaceR01StalePromotionTest {
 
-    private static final List<BlockKey> A = StoreHarness.chain("r1-A", 1);
-    private static final List<BlockKey> B = StoreHarness.chain("r1-B", 1);
-    private static final List<BlockKey> C = StoreHarness.chain("r1-C", 1);
+    private static final List<BlockKey> A = BlockChains.named("r1-A", 1);
+    private static final List<BlockKey> B = BlockChains.named("r1-B", 1);
+    private static final List<BlockKey> C = BlockChains.named("r1-C", 1);
     private static final long X = 100;
     private static final long Y = 101;
-
-    private static List<StoreEvent> acquireEvents(StoreHarness h) {
-        return h.events().stream().filter(e -> e instanceof StoreEvent.AcquireDone).toList();
-    }
 
     /** The interleaving up to the completed promotion read; returns A's (and B's) unit. */
     private static long driveStalePromotion(StoreHarness h) {
@@ -84,12 +82,12 @@ class RaceR01StalePromotionTest {
 
     @Test
     void fixedModelHoldsStalePromotionIsNeverPublished() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 2));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 2));
         long unit = driveStalePromotion(h);
 
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_STALE));
         assertEquals(0, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED));
-        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), acquireEvents(h));
+        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), h.acquireEvents());
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
         h.release(X);
 
@@ -111,12 +109,12 @@ class RaceR01StalePromotionTest {
 
     @Test
     void ablationBreaksStalePromotionIsPublishedOverTheStore() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 2).withKnownBugs(Set.of(KnownBug.R1_PUBLISH_STALE_PROMOTION)));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 2).withKnownBugs(Set.of(KnownBug.R1_PUBLISH_STALE_PROMOTION)));
         long unit = driveStalePromotion(h);
 
         assertEquals(0, h.store.counter(StoreCounter.PROMOTIONS_STALE));
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED));
-        assertEquals(List.of(new StoreEvent.AcquireDone(X, true)), acquireEvents(h), "X believes it holds A");
+        assertEquals(List.of(new StoreEvent.AcquireDone(X, true)), h.acquireEvents(), "X believes it holds A");
 
         // X's load delivers B's bytes where it expects A's: an I6 violation.
         assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 0, 1));
@@ -134,7 +132,7 @@ class RaceR01StalePromotionTest {
     void loadAlreadyCopyingKeepsItsOldSnapshotWhenANewerStorePublishes() {
         // R4's ablation lets B publish over X's leased range while X's copy is in flight. L1 holds
         // 4 blocks so that save admission keeps B resident next to the borrowed slice.
-        StoreHarness h = new StoreHarness(StoreHarness.settings(4, 1).withKnownBugs(Set.of(KnownBug.R4_STORE_IGNORES_LEASES)));
+        StoreHarness h = new StoreHarness(TinyModel.store(4, 1).withKnownBugs(Set.of(KnownBug.R4_STORE_IGNORES_LEASES)));
         h.save(1, A, 0);
         h.drain();
         long unit = h.unitsOf(A).get(0);
@@ -172,7 +170,7 @@ class RaceR01StalePromotionTest {
         // Same interleaving as driveStalePromotion, but L1 holds one block: X's promotion cannot
         // reserve while B's write is pending, and reserves (by evicting B) only after W_B landed,
         // so B is no longer resident and the reservation epoch is already newer than B's store.
-        StoreHarness h = new StoreHarness(StoreHarness.settings(1, 2));
+        StoreHarness h = new StoreHarness(TinyModel.store(1, 2));
         h.save(1, A, 0);
         h.drain();
         long unit = h.unitsOf(A).get(0);
@@ -187,7 +185,7 @@ class RaceR01StalePromotionTest {
         h.drain();
 
         // A left L2 before X acquired: X must not get a lease that delivers someone else's bytes.
-        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), acquireEvents(h));
+        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), h.acquireEvents());
         assertEquals(0, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED));
         if (h.load(X, 0, 1) == TieredStore.LoadOutcome.STARTED) {
             h.drain();

@@ -12,7 +12,8 @@ import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
-import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R2: a slice that is the source of a pending L2 write is not reused until the write completes;
@@ -41,23 +42,15 @@ import tierlab.model.store.LookupResult.HitClass;
  */
 class RaceR02PendingWriteSliceTest {
 
-    private static final List<BlockKey> A = StoreHarness.chain("r2-A", 1);
-    private static final List<BlockKey> B = StoreHarness.chain("r2-B", 1);
-    private static final List<BlockKey> C = StoreHarness.chain("r2-C", 1);
+    private static final List<BlockKey> A = BlockChains.named("r2-A", 1);
+    private static final List<BlockKey> B = BlockChains.named("r2-B", 1);
+    private static final List<BlockKey> C = BlockChains.named("r2-C", 1);
     private static final long X = 100;
-
-    private static IoOp.CopyFromGpu stagingOf(StoreHarness h, long requestId) {
-        return (IoOp.CopyFromGpu) h.first(op -> op instanceof IoOp.CopyFromGpu c && c.requestId() == requestId);
-    }
-
-    private static boolean hasStaging(StoreHarness h, long requestId) {
-        return h.pendingOf(IoOp.CopyFromGpu.class).stream().anyMatch(c -> c.requestId() == requestId);
-    }
 
     /** Store A up to its pending write; returns W_A. */
     private static IoOp.L2Write storeAWithPendingWrite(StoreHarness h) {
         h.save(1, A, 0);
-        h.complete(stagingOf(h, 1));
+        h.complete(h.stagingOf(1));
         IoOp.L2Write writeA = h.first(IoOp.L2Write.class);
         assertEquals(h.unitsOf(A).get(0), writeA.l2Offset());
         assertTrue(h.store.testView().isResident(writeA.l2Offset()));
@@ -68,7 +61,7 @@ class RaceR02PendingWriteSliceTest {
     private static IoOp.L2Write evictAWhileItsWriteIsPending(StoreHarness h) {
         IoOp.L2Write writeA = storeAWithPendingWrite(h);
         h.save(2, C, 10);
-        h.complete(stagingOf(h, 2));
+        h.complete(h.stagingOf(2));
         assertFalse(h.store.testView().isResident(writeA.l2Offset()), "save admission evicted A from the L1 index");
         assertTrue(h.pending.contains(writeA), "W_A is still pending");
         return writeA;
@@ -76,30 +69,23 @@ class RaceR02PendingWriteSliceTest {
 
     /** Looks A up from L2 for request X, promotes it and loads it; the ledger tells what arrived. */
     private static void loadAFromL2(StoreHarness h) {
-        LookupResult hit = h.lookup(X, A);
-        assertEquals(HitClass.L2, hit.hitClass());
-        assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hit));
-        h.complete(h.first(IoOp.L2Read.class));
-        assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 40, 1));
-        h.complete(h.first(IoOp.CopyToGpu.class));
-        h.release(X);
-        h.drain();
+        h.promoteAndLoad(X, A, 40);
     }
 
     @Test
     void fixedModelHoldsPendingWriteSliceUntilTheWriteCompletes() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(1, 8));
+        StoreHarness h = new StoreHarness(TinyModel.store(1, 8));
         IoOp.L2Write writeA = storeAWithPendingWrite(h);
         long unitA = writeA.l2Offset();
 
         h.save(2, B, 10);
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS), "B waits for L1 space");
-        assertFalse(hasStaging(h, 2), "no staging copy for B while A's write reads the only slice");
+        assertFalse(h.hasStaging(2), "no staging copy for B while A's write reads the only slice");
         assertTrue(h.store.testView().isResident(unitA), "A keeps its slice while its write is pending");
         assertEquals(0, h.store.testView().l1FreeBytes());
 
         h.complete(writeA);
-        IoOp.CopyFromGpu stageB = stagingOf(h, 2);
+        IoOp.CopyFromGpu stageB = h.stagingOf(2);
         assertEquals(writeA.l1Offset(), stageB.l1Offset(), "B reuses the slice only after W_A completed");
         assertFalse(h.store.testView().isResident(unitA));
         h.complete(stageB);
@@ -116,13 +102,13 @@ class RaceR02PendingWriteSliceTest {
 
     @Test
     void ablationBreaksPendingWriteSliceIsReusedAndL2GetsTheWrongBytes() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(1, 8).withKnownBugs(Set.of(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)));
+        StoreHarness h = new StoreHarness(TinyModel.store(1, 8).withKnownBugs(Set.of(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)));
         IoOp.L2Write writeA = storeAWithPendingWrite(h);
         long unitA = writeA.l2Offset();
 
         h.save(2, B, 10);
         assertEquals(0, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS), "B did not wait");
-        IoOp.CopyFromGpu stageB = stagingOf(h, 2);
+        IoOp.CopyFromGpu stageB = h.stagingOf(2);
         assertEquals(writeA.l1Offset(), stageB.l1Offset(), "B stages into the slice W_A still reads");
         assertFalse(h.store.testView().isResident(unitA));
 
@@ -140,16 +126,16 @@ class RaceR02PendingWriteSliceTest {
 
     @Test
     void fixedModelHoldsSliceEvictedFromTheIndexWhileItsWriteIsPending() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8));
         IoOp.L2Write writeA = evictAWhileItsWriteIsPending(h);
         long unitA = writeA.l2Offset();
         assertEquals(0, h.store.testView().l1FreeBytes(), "A's slice is still held by W_A");
 
         h.save(3, B, 20);
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
-        assertFalse(hasStaging(h, 3), "B waits: the only slice that could be freed is W_A's source");
+        assertFalse(h.hasStaging(3), "B waits: the only slice that could be freed is W_A's source");
         h.complete(writeA);
-        assertEquals(writeA.l1Offset(), stagingOf(h, 3).l1Offset(), "B gets A's old slice once W_A completed");
+        assertEquals(writeA.l1Offset(), h.stagingOf(3).l1Offset(), "B gets A's old slice once W_A completed");
         h.drain();
 
         assertEquals(new Content(A.get(0), 0), h.ledger.l2At(unitA));
@@ -161,14 +147,14 @@ class RaceR02PendingWriteSliceTest {
 
     @Test
     void ablationBreaksSliceEvictedFromTheIndexIsFreedUnderItsWrite() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8).withKnownBugs(Set.of(KnownBug.R2_REUSE_PENDING_WRITE_SLICE)));
         IoOp.L2Write writeA = evictAWhileItsWriteIsPending(h);
         long unitA = writeA.l2Offset();
-        assertEquals(StoreHarness.BLOCK, h.store.testView().l1FreeBytes(), "A's slice went back to the pool under W_A");
+        assertEquals(TinyModel.BLOCK_BYTES, h.store.testView().l1FreeBytes(), "A's slice went back to the pool under W_A");
 
         h.save(3, B, 20);
         assertEquals(0, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
-        IoOp.CopyFromGpu stageB = stagingOf(h, 3);
+        IoOp.CopyFromGpu stageB = h.stagingOf(3);
         assertEquals(writeA.l1Offset(), stageB.l1Offset(), "B stages into the slice W_A still reads");
         h.complete(stageB);
         h.complete(writeA);

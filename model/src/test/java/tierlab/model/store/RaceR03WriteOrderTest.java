@@ -11,7 +11,8 @@ import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
-import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R3: two stores to the same L2 range in flight; L2 must end with the last store's bytes (I7).
@@ -33,15 +34,11 @@ import tierlab.model.store.LookupResult.HitClass;
  */
 class RaceR03WriteOrderTest {
 
-    private static final List<BlockKey> A = StoreHarness.chain("r3-A", 1);
-    private static final List<BlockKey> F = StoreHarness.chain("r3-F", 1);
-    private static final List<BlockKey> B = StoreHarness.chain("r3-B", 1);
-    private static final List<BlockKey> D = StoreHarness.chain("r3-D", 1);
+    private static final List<BlockKey> A = BlockChains.named("r3-A", 1);
+    private static final List<BlockKey> F = BlockChains.named("r3-F", 1);
+    private static final List<BlockKey> B = BlockChains.named("r3-B", 1);
+    private static final List<BlockKey> D = BlockChains.named("r3-D", 1);
     private static final long X = 100;
-
-    private static IoOp.CopyFromGpu stagingOf(StoreHarness h, long requestId) {
-        return (IoOp.CopyFromGpu) h.first(op -> op instanceof IoOp.CopyFromGpu c && c.requestId() == requestId);
-    }
 
     private static List<IoOp.L2Write> writesTo(StoreHarness h, long unit) {
         return h.pendingOf(IoOp.L2Write.class).stream().filter(w -> w.l2Offset() == unit).toList();
@@ -50,18 +47,18 @@ class RaceR03WriteOrderTest {
     /** Stores A, F and B so that B's write to unit u is issued while A's write to u is pending; returns u. */
     private static long twoStoresToOneRange(StoreHarness h) {
         h.save(1, A, 0);
-        h.complete(stagingOf(h, 1));
+        h.complete(h.stagingOf(1));
         long unit = h.unitsOf(A).get(0);
         assertEquals(1, writesTo(h, unit).size());
 
         h.save(2, F, 10);
-        h.complete(stagingOf(h, 2));
+        h.complete(h.stagingOf(2));
         h.complete(writesTo(h, h.unitsOf(F).get(0)).get(0));
         assertFalse(h.store.testView().isResident(unit), "save admission evicted A from L1; W_A still reads its slice");
 
         h.save(3, B, 20);
         assertEquals(unit, h.unitsOf(B).get(0), "the ring gave A's slot to B");
-        h.complete(stagingOf(h, 3));
+        h.complete(h.stagingOf(3));
         assertTrue(h.store.testView().isResident(unit), "B is committed and resident");
         return unit;
     }
@@ -71,20 +68,13 @@ class RaceR03WriteOrderTest {
         h.save(4, D, 30);
         h.drain();
         assertFalse(h.store.testView().isResident(unit), "save admission evicted B from L1");
-        LookupResult hit = h.lookup(X, B);
-        assertEquals(HitClass.L2, hit.hitClass());
+        LookupResult hit = h.promoteAndLoad(X, B, 40);
         assertEquals(List.of(unit), hit.units());
-        assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hit));
-        h.complete(h.first(IoOp.L2Read.class));
-        assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 40, 1));
-        h.complete(h.first(IoOp.CopyToGpu.class));
-        h.release(X);
-        h.drain();
     }
 
     @Test
     void fixedModelHoldsLastStoreWinsInL2() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 2));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 2));
         long unit = twoStoresToOneRange(h);
 
         assertEquals(1, h.store.counter(StoreCounter.WRITES_CHAINED));
@@ -109,7 +99,7 @@ class RaceR03WriteOrderTest {
 
     @Test
     void ablationBreaksLastStoreWinsWhenWritesCompleteOutOfOrder() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 2).withKnownBugs(Set.of(KnownBug.R3_UNCHAINED_OVERLAPPING_WRITES)));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 2).withKnownBugs(Set.of(KnownBug.R3_UNCHAINED_OVERLAPPING_WRITES)));
         long unit = twoStoresToOneRange(h);
 
         assertEquals(0, h.store.counter(StoreCounter.WRITES_CHAINED));

@@ -16,6 +16,8 @@ import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R4: a lease holds a range; a store of an overlapping range arrives, before or during its GPU
@@ -45,23 +47,11 @@ import tierlab.model.store.LookupResult.LeaseStatus;
  */
 class RaceR04LeaseBlocksStoreTest {
 
-    private static final List<BlockKey> A = StoreHarness.chain("r4-A", 1);
-    private static final List<BlockKey> B = StoreHarness.chain("r4-B", 1);
-    private static final List<BlockKey> C = StoreHarness.chain("r4-C", 1);
+    private static final List<BlockKey> A = BlockChains.named("r4-A", 1);
+    private static final List<BlockKey> B = BlockChains.named("r4-B", 1);
+    private static final List<BlockKey> C = BlockChains.named("r4-C", 1);
     private static final long X = 100;
     private static final long Y = 101;
-
-    private static boolean hasStaging(StoreHarness h, long requestId) {
-        return h.pendingOf(IoOp.CopyFromGpu.class).stream().anyMatch(c -> c.requestId() == requestId);
-    }
-
-    private static IoOp.CopyFromGpu stagingOf(StoreHarness h, long requestId) {
-        return (IoOp.CopyFromGpu) h.first(op -> op instanceof IoOp.CopyFromGpu c && c.requestId() == requestId);
-    }
-
-    private static List<StoreEvent> acquireEvents(StoreHarness h) {
-        return h.events().stream().filter(e -> e instanceof StoreEvent.AcquireDone).toList();
-    }
 
     /** A stored and resident at u; X holds an L1 lease on it; B's save is queued for u. Returns u. */
     private static long leaseThenStore(StoreHarness h) {
@@ -78,21 +68,21 @@ class RaceR04LeaseBlocksStoreTest {
 
     @Test
     void fixedModelHoldsStoreWaitsForTheLease() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(4, 1));
+        StoreHarness h = new StoreHarness(TinyModel.store(4, 1));
         long unit = leaseThenStore(h);
 
         assertEquals(1, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
-        assertFalse(hasStaging(h, 2), "B is not even staged while X's lease covers u");
+        assertFalse(h.hasStaging(2), "B is not even staged while X's lease covers u");
         assertNull(h.store.testView().l2Visible(B.get(0)), "B is not visible");
         assertFalse(h.store.testView().isResident(unit), "nothing is published at u");
         assertEquals(1, h.store.storeQueueDepth());
 
         assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 0, 1));
-        assertFalse(hasStaging(h, 2), "still waiting while X's copy is in flight");
+        assertFalse(h.hasStaging(2), "still waiting while X's copy is in flight");
         h.complete(h.first(IoOp.CopyToGpu.class));
         assertEquals(1, h.ledger.loadMatches(), "X loaded A");
-        assertTrue(hasStaging(h, 2), "X's load released its range: B proceeds");
-        h.complete(stagingOf(h, 2));
+        assertTrue(h.hasStaging(2), "X's load released its range: B proceeds");
+        h.complete(h.stagingOf(2));
         assertNotNull(h.store.testView().l2Visible(B.get(0)));
         assertTrue(h.store.testView().isResident(unit));
         h.release(X);
@@ -105,11 +95,11 @@ class RaceR04LeaseBlocksStoreTest {
 
     @Test
     void ablationBreaksStorePublishesOverTheLeasedRange() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(4, 1).withKnownBugs(Set.of(KnownBug.R4_STORE_IGNORES_LEASES)));
+        StoreHarness h = new StoreHarness(TinyModel.store(4, 1).withKnownBugs(Set.of(KnownBug.R4_STORE_IGNORES_LEASES)));
         long unit = leaseThenStore(h);
 
         assertEquals(0, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
-        IoOp.CopyFromGpu stageB = stagingOf(h, 2);
+        IoOp.CopyFromGpu stageB = h.stagingOf(2);
         IllegalStateException broken = assertThrows(IllegalStateException.class, () -> h.complete(stageB));
         assertTrue(broken.getMessage().startsWith("R4"), broken.getMessage());
         assertTrue(h.store.testView().isResident(unit), "B was published over X's leased range");
@@ -129,18 +119,18 @@ class RaceR04LeaseBlocksStoreTest {
 
         h.save(3, B, 20);
         assertEquals(unit, h.unitsOf(B).get(0), "the ring gave A's slot to B");
-        assertTrue(hasStaging(h, 3), "B passed the first lease check and is copying");
+        assertTrue(h.hasStaging(3), "B passed the first lease check and is copying");
         assertEquals(0, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
 
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hitA));
         assertTrue(h.store.hasLease(X));
-        h.complete(stagingOf(h, 3));
+        h.complete(h.stagingOf(3));
         return unit;
     }
 
     @Test
     void fixedModelHoldsStoreWaitsForALeaseThatAppearedDuringItsCopy() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 2));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 2));
         long unit = leaseDuringStaging(h);
 
         assertEquals(1, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
@@ -151,7 +141,7 @@ class RaceR04LeaseBlocksStoreTest {
 
         h.complete(h.first(IoOp.L2Read.class));
         // A is no longer indexed at u: publishing the promotion would give u a slice of a key that left L2.
-        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), acquireEvents(h));
+        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), h.acquireEvents());
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_STALE));
         assertFalse(h.store.testView().isResident(unit), "X's promotion of A was not published at u");
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
@@ -174,7 +164,7 @@ class RaceR04LeaseBlocksStoreTest {
 
     @Test
     void ablationBreaksStoreCommitsUnderALeaseThatAppearedDuringItsCopy() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 2).withKnownBugs(Set.of(KnownBug.R4_STORE_IGNORES_LEASES)));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 2).withKnownBugs(Set.of(KnownBug.R4_STORE_IGNORES_LEASES)));
         leaseDuringStaging(h);
 
         assertEquals(0, h.store.counter(StoreCounter.STORE_LEASE_WAITS));
@@ -183,7 +173,7 @@ class RaceR04LeaseBlocksStoreTest {
         assertEquals(3, h.store.counter(StoreCounter.STORE_UNITS_COMMITTED), "B committed under X's lease");
 
         h.complete(h.first(IoOp.L2Read.class));
-        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), acquireEvents(h), "X lost the hit it leased");
+        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), h.acquireEvents(), "X lost the hit it leased");
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
     }
 }

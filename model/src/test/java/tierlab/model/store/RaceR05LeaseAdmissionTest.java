@@ -14,6 +14,8 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R5: two requests' leases together exceed L1. Lease admission (a new lease of b bytes waits until
@@ -41,24 +43,20 @@ import tierlab.model.store.LookupResult.LeaseStatus;
  */
 class RaceR05LeaseAdmissionTest {
 
-    private static final long BLOCK = StoreHarness.BLOCK;
+    private static final long BLOCK = TinyModel.BLOCK_BYTES;
     private static final long X = 100;
     private static final long Y = 101;
 
-    private static final List<BlockKey> CHAIN_X = StoreHarness.chain("r5-X", 3);
+    private static final List<BlockKey> CHAIN_X = BlockChains.named("r5-X", 3);
     private static final List<BlockKey> CHAIN_Y = sharingPrefix(CHAIN_X, 2);
-    private static final List<BlockKey> P = StoreHarness.chain("r5-P", 3);
-    private static final List<BlockKey> Q = StoreHarness.chain("r5-Q", 3);
+    private static final List<BlockKey> P = BlockChains.named("r5-P", 3);
+    private static final List<BlockKey> Q = BlockChains.named("r5-Q", 3);
 
     /** The first n keys of a chain followed by one block of another prompt. */
     private static List<BlockKey> sharingPrefix(List<BlockKey> chain, int n) {
         List<BlockKey> keys = new ArrayList<>(chain.subList(0, n));
         keys.add(BlockKey.fromTraceId(chain.get(n - 1), "r5-Y".hashCode(), n));
         return keys;
-    }
-
-    private static List<StoreEvent> acquireEvents(StoreHarness h) {
-        return h.events().stream().filter(e -> e instanceof StoreEvent.AcquireDone).toList();
     }
 
     /** Completes every pending L2 read (a promotion's batch). */
@@ -84,14 +82,14 @@ class RaceR05LeaseAdmissionTest {
         assertEquals(HitClass.MIXED, hitX.hitClass(), "save admission evicted c to make room for d");
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(X, hitX));
         completeReads(h);
-        assertEquals(List.of(new StoreEvent.AcquireDone(X, true)), acquireEvents(h));
+        assertEquals(List.of(new StoreEvent.AcquireDone(X, true)), h.acquireEvents());
         assertEquals(4, h.store.residentCount(), "a, b, c and d are all resident");
         assertEquals(3 * BLOCK, h.store.leasedRemainingBytes());
     }
 
     @Test
     void fixedModelHoldsSecondL1LeaseWaitsForAdmission() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(4, 16));
+        StoreHarness h = new StoreHarness(TinyModel.store(4, 16));
         xLeasesWhileYIsResident(h);
 
         LookupResult waiting = h.lookup(Y, CHAIN_Y);
@@ -115,7 +113,7 @@ class RaceR05LeaseAdmissionTest {
 
     @Test
     void ablationBreaksSecondL1LeaseIsCreatedPastTheBound() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(4, 16).withKnownBugs(Set.of(KnownBug.R5_NO_LEASE_ADMISSION)));
+        StoreHarness h = new StoreHarness(TinyModel.store(4, 16).withKnownBugs(Set.of(KnownBug.R5_NO_LEASE_ADMISSION)));
         xLeasesWhileYIsResident(h);
 
         IllegalStateException broken = assertThrows(IllegalStateException.class, () -> h.lookup(Y, CHAIN_Y));
@@ -140,7 +138,7 @@ class RaceR05LeaseAdmissionTest {
 
     @Test
     void fixedModelHoldsSecondAcquireWaitsForAdmission() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(4, 16));
+        StoreHarness h = new StoreHarness(TinyModel.store(4, 16));
         LookupResult hitQ = xLeasesWhileYNeedsL2(h);
 
         assertEquals(TieredStore.AcquireOutcome.ADMISSION_WAIT, h.acquire(Y, hitQ));
@@ -152,7 +150,7 @@ class RaceR05LeaseAdmissionTest {
         loadAndRelease(h, X, 0);
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(Y, hitQ));
         completeReads(h);
-        assertEquals(List.of(new StoreEvent.AcquireDone(Y, true)), acquireEvents(h));
+        assertEquals(List.of(new StoreEvent.AcquireDone(Y, true)), h.acquireEvents());
         loadAndRelease(h, Y, 10);
         h.drain();
 
@@ -163,7 +161,7 @@ class RaceR05LeaseAdmissionTest {
 
     @Test
     void ablationBreaksSecondAcquireIsLeasedPastTheBound() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(4, 16).withKnownBugs(Set.of(KnownBug.R5_NO_LEASE_ADMISSION)));
+        StoreHarness h = new StoreHarness(TinyModel.store(4, 16).withKnownBugs(Set.of(KnownBug.R5_NO_LEASE_ADMISSION)));
         LookupResult hitQ = xLeasesWhileYNeedsL2(h);
 
         IllegalStateException broken = assertThrows(IllegalStateException.class, () -> h.acquire(Y, hitQ));

@@ -13,6 +13,8 @@ import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R6: two prefetches of overlapping ranges share one L2 read and one slice (single flight).
@@ -30,14 +32,10 @@ import tierlab.model.store.LookupResult.HitClass;
  */
 class RaceR06SingleFlightTest {
 
-    private static final List<BlockKey> A = StoreHarness.chain("r6-A", 1);
-    private static final List<BlockKey> C = StoreHarness.chain("r6-C", 1);
+    private static final List<BlockKey> A = BlockChains.named("r6-A", 1);
+    private static final List<BlockKey> C = BlockChains.named("r6-C", 1);
     private static final long X = 100;
     private static final long Y = 101;
-
-    private static List<StoreEvent> acquireEvents(StoreHarness h) {
-        return h.events().stream().filter(e -> e instanceof StoreEvent.AcquireDone).toList();
-    }
 
     private static IoOp.CopyToGpu loadOf(StoreHarness h, long requestId) {
         return (IoOp.CopyToGpu) h.first(op -> op instanceof IoOp.CopyToGpu c && c.requestId() == requestId);
@@ -65,7 +63,7 @@ class RaceR06SingleFlightTest {
 
     @Test
     void fixedModelHoldsOneReadOneSharedSlice() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8));
         long unit = twoPrefetchesOfOneRange(h);
 
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_JOINED));
@@ -76,7 +74,7 @@ class RaceR06SingleFlightTest {
         assertEquals(1, h.store.testView().activePromotions());
 
         h.complete(reads.get(0));
-        assertEquals(List.of(new StoreEvent.AcquireDone(X, true), new StoreEvent.AcquireDone(Y, true)), acquireEvents(h));
+        assertEquals(List.of(new StoreEvent.AcquireDone(X, true), new StoreEvent.AcquireDone(Y, true)), h.acquireEvents());
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED));
         assertTrue(h.store.testView().isResident(h.unitsOf(C).get(0)), "C was not evicted for a second copy");
         assertEquals(2, h.store.residentCount(), "one resident entry for u, plus C");
@@ -101,14 +99,14 @@ class RaceR06SingleFlightTest {
 
     @Test
     void ablationBreaksTheSingleFlightInvariant() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R6_NO_SINGLE_FLIGHT)));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8).withKnownBugs(Set.of(KnownBug.R6_NO_SINGLE_FLIGHT)));
         IllegalStateException broken = assertThrows(IllegalStateException.class, () -> twoPrefetchesOfOneRange(h));
         assertTrue(broken.getMessage().startsWith("R6"), broken.getMessage());
     }
 
     @Test
     void ablationBreaksTwoReadsOfOneRange() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R6_NO_SINGLE_FLIGHT)));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8).withKnownBugs(Set.of(KnownBug.R6_NO_SINGLE_FLIGHT)));
         // Without the per-step invariant check, to see what the bug does.
         h.checkEveryStep = false;
         long unit = twoPrefetchesOfOneRange(h);

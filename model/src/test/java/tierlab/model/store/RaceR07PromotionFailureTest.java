@@ -12,6 +12,8 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R7: a promotion fails or is cancelled. Its reservation is released (a cancelled one only once
@@ -37,31 +39,19 @@ import tierlab.model.store.LookupResult.HitClass;
  */
 class RaceR07PromotionFailureTest {
 
-    private static final long BLOCK = StoreHarness.BLOCK;
-    private static final List<BlockKey> A = StoreHarness.chain("r7-A", 1);
-    private static final List<BlockKey> C = StoreHarness.chain("r7-C", 1);
-    private static final List<BlockKey> D = StoreHarness.chain("r7-D", 1);
+    private static final long BLOCK = TinyModel.BLOCK_BYTES;
+    private static final List<BlockKey> A = BlockChains.named("r7-A", 1);
+    private static final List<BlockKey> C = BlockChains.named("r7-C", 1);
+    private static final List<BlockKey> D = BlockChains.named("r7-D", 1);
     private static final long X = 100;
     private static final long Y = 101;
-
-    private static List<StoreEvent> acquireEvents(StoreHarness h) {
-        return h.events().stream().filter(e -> e instanceof StoreEvent.AcquireDone).toList();
-    }
-
-    private static boolean hasStaging(StoreHarness h, long requestId) {
-        return h.pendingOf(IoOp.CopyFromGpu.class).stream().anyMatch(c -> c.requestId() == requestId);
-    }
-
-    private static IoOp.CopyFromGpu stagingOf(StoreHarness h, long requestId) {
-        return (IoOp.CopyFromGpu) h.first(op -> op instanceof IoOp.CopyFromGpu c && c.requestId() == requestId);
-    }
 
     /** Up to X's read in flight into the last free block, with C's write pending. Returns the read. */
     private static IoOp.L2Read promotionHoldsTheLastBlock(StoreHarness h) {
         h.save(1, A, 0);
         h.drain();
         h.save(2, C, 10);
-        h.complete(stagingOf(h, 2));
+        h.complete(h.stagingOf(2));
         assertEquals(1, h.pendingOf(IoOp.L2Write.class).size(), "W_C is pending");
         long unit = h.unitsOf(A).get(0);
         assertFalse(h.store.testView().isResident(unit));
@@ -79,7 +69,7 @@ class RaceR07PromotionFailureTest {
     private static void storeDWaits(StoreHarness h) {
         h.save(3, D, 20);
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
-        assertFalse(hasStaging(h, 3), "D waits for L1 space");
+        assertFalse(h.hasStaging(3), "D waits for L1 space");
     }
 
     /** A later request promotes and loads A; returns after the load completed. */
@@ -88,7 +78,7 @@ class RaceR07PromotionFailureTest {
         assertEquals(HitClass.L2, hit.hitClass());
         assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(Y, hit));
         h.complete(h.first(IoOp.L2Read.class));
-        assertEquals(List.of(new StoreEvent.AcquireDone(Y, true)), acquireEvents(h));
+        assertEquals(List.of(new StoreEvent.AcquireDone(Y, true)), h.acquireEvents());
         assertEquals(TieredStore.LoadOutcome.STARTED, h.load(Y, 30, 1));
         h.complete(h.first(IoOp.CopyToGpu.class));
         h.release(Y);
@@ -97,14 +87,14 @@ class RaceR07PromotionFailureTest {
 
     @Test
     void fixedModelHoldsFailedPromotionReleasesItsReservation() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8));
         IoOp.L2Read read = promotionHoldsTheLastBlock(h);
         storeDWaits(h);
 
         h.fail(read);
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_FAILED));
-        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), acquireEvents(h));
-        assertEquals(read.l1Offset(), stagingOf(h, 3).l1Offset(), "D woke and took the released block");
+        assertEquals(List.of(new StoreEvent.AcquireDone(X, false)), h.acquireEvents());
+        assertEquals(read.l1Offset(), h.stagingOf(3).l1Offset(), "D woke and took the released block");
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
         assertEquals(List.of("1 leases"), h.store.leftovers().stream().filter(s -> s.contains("lease")).toList());
 
@@ -122,27 +112,27 @@ class RaceR07PromotionFailureTest {
 
     @Test
     void ablationBreaksFailedPromotionLeaksItsReservation() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R7_LEAK_FAILED_PROMOTION)));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8).withKnownBugs(Set.of(KnownBug.R7_LEAK_FAILED_PROMOTION)));
         IoOp.L2Read read = promotionHoldsTheLastBlock(h);
         storeDWaits(h);
 
         h.fail(read);
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_FAILED));
-        assertEquals(List.of(), acquireEvents(h), "X is never told");
-        assertFalse(hasStaging(h, 3), "D is not woken");
+        assertEquals(List.of(), h.acquireEvents(), "X is never told");
+        assertFalse(h.hasStaging(3), "D is not woken");
         assertEquals(0, h.store.testView().l1FreeBytes());
         assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(X, 0, 1));
 
         h.release(X);
         h.drain();
-        assertEquals(List.of(), acquireEvents(h));
+        assertEquals(List.of(), h.acquireEvents());
         assertEquals(List.of(BLOCK + " reserved bytes"), h.store.leftovers(), "I10 broken: the reservation leaked");
         assertEquals(BLOCK, h.store.l1UsedBytes() - h.store.residentCount() * BLOCK, "one block is held by nobody");
     }
 
     @Test
     void fixedModelHoldsCancelledPromotionKeepsItsSliceUntilTheReadLands() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8));
         IoOp.L2Read read = promotionHoldsTheLastBlock(h);
         long freeBefore = h.store.testView().l1FreeBytes();
 
@@ -154,10 +144,10 @@ class RaceR07PromotionFailureTest {
         storeDWaits(h);
 
         h.complete(read);
-        assertEquals(read.l1Offset(), stagingOf(h, 3).l1Offset(), "the slice is freed once the read landed, and D gets it");
+        assertEquals(read.l1Offset(), h.stagingOf(3).l1Offset(), "the slice is freed once the read landed, and D gets it");
         assertEquals(0, h.store.counter(StoreCounter.PROMOTIONS_PUBLISHED), "nothing is published for a cancelled promotion");
         assertFalse(h.store.testView().isResident(read.l2Offset()));
-        assertEquals(List.of(), acquireEvents(h));
+        assertEquals(List.of(), h.acquireEvents());
         h.drain();
         assertTrue(h.store.leftovers().isEmpty(), h.store.leftovers().toString());
         assertEquals(new Content(D.get(0), 0), h.ledger.l2At(h.unitsOf(D).get(0)), "D's bytes were not overwritten by the late read");
@@ -170,14 +160,14 @@ class RaceR07PromotionFailureTest {
 
     @Test
     void ablationBreaksCancelledPromotionLeaksItsSlice() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(2, 8).withKnownBugs(Set.of(KnownBug.R7_LEAK_FAILED_PROMOTION)));
+        StoreHarness h = new StoreHarness(TinyModel.store(2, 8).withKnownBugs(Set.of(KnownBug.R7_LEAK_FAILED_PROMOTION)));
         IoOp.L2Read read = promotionHoldsTheLastBlock(h);
 
         h.release(X);
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_CANCELLED));
         storeDWaits(h);
         h.complete(read);
-        assertFalse(hasStaging(h, 3), "the cancelled promotion's slice is never freed, D is not woken by it");
+        assertFalse(h.hasStaging(3), "the cancelled promotion's slice is never freed, D is not woken by it");
         assertFalse(h.store.testView().isResident(read.l2Offset()));
         h.drain();
         assertEquals(List.of(BLOCK + " reserved bytes"), h.store.leftovers(), "I10 broken: the reservation leaked");

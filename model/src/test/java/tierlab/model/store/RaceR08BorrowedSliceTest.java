@@ -12,6 +12,8 @@ import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R8 (docs/tiered-store.md section 7): a GPU copy borrows L1 slices; the request is cancelled while
@@ -37,7 +39,7 @@ class RaceR08BorrowedSliceTest {
     private static final long WRITER_B = 2;
 
     private static StoreHarness oneBlockL1(Set<KnownBug> bugs) {
-        return new StoreHarness(StoreHarness.settings(1, 16).withKnownBugs(bugs));
+        return new StoreHarness(TinyModel.store(1, 16).withKnownBugs(bugs));
     }
 
     /** Stores A, lets X take an L1 lease on it and start its load; returns X's copy. */
@@ -60,8 +62,8 @@ class RaceR08BorrowedSliceTest {
     @Test
     void fixedModelHoldsBorrowedSliceUntilTheCopyCompletes() {
         StoreHarness h = oneBlockL1(Set.of());
-        List<BlockKey> a = StoreHarness.chain("A", 1);
-        List<BlockKey> b = StoreHarness.chain("B", 1);
+        List<BlockKey> a = BlockChains.named("A", 1);
+        List<BlockKey> b = BlockChains.named("B", 1);
         IoOp.CopyToGpu xCopy = storeAThenStartXsLoad(h, a);
         long borrowedOffset = xCopy.segments().get(0).l1Offset();
 
@@ -103,8 +105,8 @@ class RaceR08BorrowedSliceTest {
     @Test
     void ablationBreaksBorrowedSliceIsReusedUnderTheCopy() {
         StoreHarness h = oneBlockL1(Set.of(KnownBug.R8_RELEASE_BORROW_ON_CANCEL));
-        List<BlockKey> a = StoreHarness.chain("A", 1);
-        List<BlockKey> b = StoreHarness.chain("B", 1);
+        List<BlockKey> a = BlockChains.named("A", 1);
+        List<BlockKey> b = BlockChains.named("B", 1);
         IoOp.CopyToGpu xCopy = storeAThenStartXsLoad(h, a);
         long borrowedOffset = xCopy.segments().get(0).l1Offset();
 

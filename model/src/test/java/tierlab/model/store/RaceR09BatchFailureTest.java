@@ -14,6 +14,8 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.l2.L2Snapshot;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
@@ -43,12 +45,12 @@ class RaceR09BatchFailureTest {
     private static final long WRITER_B = 20;
     private static final long B_READER = 21;
 
-    private final List<BlockKey> a = StoreHarness.chain("A", 4);
-    private final List<BlockKey> b = StoreHarness.chain("B", 1);
+    private final List<BlockKey> a = BlockChains.named("A", 4);
+    private final List<BlockKey> b = BlockChains.named("B", 1);
 
     /** A stored in L2 only: store it, snapshot the index, restart with an empty L1 and the same L2 bytes. */
     private StoreHarness withAOnlyInL2(Set<KnownBug> bugs) {
-        StoreSettings settings = StoreHarness.settings(8, 16).withKnownBugs(bugs);
+        StoreSettings settings = TinyModel.store(8, 16).withKnownBugs(bugs);
         StoreHarness before = new StoreHarness(settings);
         before.save(1, a, 0);
         before.drain();
@@ -71,7 +73,7 @@ class RaceR09BatchFailureTest {
             assertEquals(4, read.batchSize());
         }
         assertEquals(1, h.store.counter(StoreCounter.L2_READ_BATCHES));
-        assertEquals(4 * StoreHarness.BLOCK, h.store.l1UsedBytes(), "four reservations");
+        assertEquals(4 * TinyModel.BLOCK_BYTES, h.store.l1UsedBytes(), "four reservations");
         return reads;
     }
 
@@ -83,7 +85,7 @@ class RaceR09BatchFailureTest {
         h.fail(reads.get(3));
         assertEquals(List.of(), h.events(), "no AcquireDone while three reads of the batch are in flight");
         assertEquals(1, h.store.counter(StoreCounter.PROMOTIONS_FAILED));
-        assertEquals(3 * StoreHarness.BLOCK, h.store.l1UsedBytes(),
+        assertEquals(3 * TinyModel.BLOCK_BYTES, h.store.l1UsedBytes(),
                 "only the failed read's reservation is released; the in-flight ones stay held");
 
         h.complete(reads.get(0));
@@ -126,7 +128,7 @@ class RaceR09BatchFailureTest {
 
         // The same interleaving as the ablation: X is dropped while r0..r2 are still in flight.
         h.release(X);
-        assertEquals(3 * StoreHarness.BLOCK, h.store.l1UsedBytes(), "cancelled reads keep their buffers until they land");
+        assertEquals(3 * TinyModel.BLOCK_BYTES, h.store.l1UsedBytes(), "cancelled reads keep their buffers until they land");
         assertEquals(3, h.store.counter(StoreCounter.PROMOTIONS_CANCELLED));
 
         h.save(WRITER_B, b, 50);

@@ -13,6 +13,8 @@ import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R10 (docs/tiered-store.md section 7), at the store's API: a request is preempted while its save is
@@ -37,12 +39,12 @@ class RaceR10SaveAfterPreemptTest {
     private static final long X_READER = 3;
     private static final long X_GPU = 2;
 
-    private final List<BlockKey> w = StoreHarness.chain("W", 2);
-    private final List<BlockKey> x = StoreHarness.chain("X", 2);
-    private final List<BlockKey> y = StoreHarness.chain("Y", 2);
+    private final List<BlockKey> w = BlockChains.named("W", 2);
+    private final List<BlockKey> x = BlockChains.named("X", 2);
+    private final List<BlockKey> y = BlockChains.named("Y", 2);
 
     private StoreHarness harness(Set<KnownBug> bugs) {
-        return new StoreHarness(StoreHarness.settings(16, 64).withStaging(1, true).withKnownBugs(bugs));
+        return new StoreHarness(TinyModel.store(16, 64).withStaging(1, true).withKnownBugs(bugs));
     }
 
     /** W stages, X's save waits for the staging slot; then X is preempted and its GPU blocks get Y's KV. */

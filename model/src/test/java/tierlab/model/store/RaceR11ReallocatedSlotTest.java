@@ -12,6 +12,8 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.l2.L2Snapshot;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
@@ -41,12 +43,12 @@ class RaceR11ReallocatedSlotTest {
     private static final long C = 3;
     private static final long C_READER = 10;
 
-    private final List<BlockKey> a = StoreHarness.chain("A", 1);
-    private final List<BlockKey> b = StoreHarness.chain("B", 1);
-    private final List<BlockKey> c = StoreHarness.chain("C", 1);
+    private final List<BlockKey> a = BlockChains.named("A", 1);
+    private final List<BlockKey> b = BlockChains.named("B", 1);
+    private final List<BlockKey> c = BlockChains.named("C", 1);
 
     private static StoreSettings twoSlotRing(int stagingSlots, Set<KnownBug> bugs) {
-        return StoreHarness.settings(8, 2).withStaging(stagingSlots, true).withKnownBugs(bugs);
+        return TinyModel.store(8, 2).withStaging(stagingSlots, true).withKnownBugs(bugs);
     }
 
     private static boolean isStagingOf(IoOp op, long requestId) {
@@ -124,8 +126,8 @@ class RaceR11ReallocatedSlotTest {
     @Test
     void fixedModelHoldsStoreQueuedWhenItsRunIsEvictedIsDropped() {
         StoreHarness h = new StoreHarness(twoSlotRing(1, Set.of()));
-        List<BlockKey> p = StoreHarness.chain("P", 1);
-        List<BlockKey> q = StoreHarness.chain("Q", 1);
+        List<BlockKey> p = BlockChains.named("P", 1);
+        List<BlockKey> q = BlockChains.named("Q", 1);
         h.save(7, p, 5);                       // slot 0, staging
         h.save(A, a, 0);                       // slot 1, queued behind P: its copy has not started
         assertEquals(1, h.pendingOf(IoOp.CopyFromGpu.class).size());

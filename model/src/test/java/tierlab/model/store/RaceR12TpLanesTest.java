@@ -13,6 +13,8 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.l2.L2Index;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * R12 (docs/tiered-store.md section 7): with tp = 2 each block has two lanes, committed separately by
@@ -33,12 +35,12 @@ class RaceR12TpLanesTest {
 
     private static final long WRITER = 1;
     private static final long X = 10;
-    private static final long LANE = StoreHarness.BLOCK / 2;
+    private static final long LANE = TinyModel.BLOCK_BYTES / 2;
 
-    private final List<BlockKey> a = StoreHarness.chain("A", 1);
+    private final List<BlockKey> a = BlockChains.named("A", 1);
 
     private static StoreHarness harness(Set<KnownBug> bugs) {
-        return new StoreHarness(StoreHarness.settings(8, 16, 2).withStaging(1, true).withKnownBugs(bugs));
+        return new StoreHarness(TinyModel.store(8, 16, 2).withStaging(1, true).withKnownBugs(bugs));
     }
 
     private static boolean isStagingOfLane(IoOp op, int lane) {

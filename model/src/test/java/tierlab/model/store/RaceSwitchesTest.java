@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import tierlab.model.KnownBug;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * The store's parts read the ablation switches only through {@link RaceSwitches}: each store race
@@ -31,7 +32,7 @@ class RaceSwitchesTest {
     }
 
     private static RaceSwitches switchesFor(Set<KnownBug> bugs) {
-        return new RaceSwitches(StoreHarness.settings(4, 8).withKnownBugs(bugs));
+        return new RaceSwitches(TinyModel.store(4, 8).withKnownBugs(bugs));
     }
 
     @Test

@@ -8,6 +8,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.l2.L2Snapshot;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /** The three test vectors of docs/tiered-store.md section 6, from the reference system. */
@@ -15,24 +17,24 @@ class ReferenceTestVectorsTest {
 
     @Test
     void twentySingleBlockStoresInTwentyBlocksLeaveNineteenResident() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(20, 100));
-        assertEquals(StoreHarness.BLOCK, h.store.settings().headroomBytes(), "5% of 20 blocks rounds to one block");
+        StoreHarness h = new StoreHarness(TinyModel.store(20, 100));
+        assertEquals(TinyModel.BLOCK_BYTES, h.store.settings().headroomBytes(), "5% of 20 blocks rounds to one block");
         for (int i = 0; i < 20; i++) {
-            h.save(i, StoreHarness.chain("prompt-" + i, 1), i);
+            h.save(i, BlockChains.named("prompt-" + i, 1), i);
             h.drain();
         }
         assertEquals(19, h.store.residentCount());
-        assertEquals(19 * StoreHarness.BLOCK, h.store.l1UsedBytes());
+        assertEquals(19 * TinyModel.BLOCK_BYTES, h.store.l1UsedBytes());
         // LRU: the first store is the one that went.
-        List<Long> first = h.unitsOf(StoreHarness.chain("prompt-0", 1));
+        List<Long> first = h.unitsOf(BlockChains.named("prompt-0", 1));
         assertFalse(h.store.testView().isResident(first.get(0)));
-        assertTrue(h.store.testView().isResident(h.unitsOf(StoreHarness.chain("prompt-19", 1)).get(0)));
+        assertTrue(h.store.testView().isResident(h.unitsOf(BlockChains.named("prompt-19", 1)).get(0)));
     }
 
     @Test
     void groupedFiveSlotStoreInFiveBlocksEvictsTheSuffix() {
-        StoreHarness h = new StoreHarness(StoreHarness.settings(5, 100));
-        List<BlockKey> chain = StoreHarness.chain("grouped", 5);
+        StoreHarness h = new StoreHarness(TinyModel.store(5, 100));
+        List<BlockKey> chain = BlockChains.named("grouped", 5);
         h.save(1, chain, 0);
         assertEquals(1, h.pendingOf(tierlab.model.io.IoOp.CopyFromGpu.class).size(), "one contiguous staging copy");
         h.complete(h.first(tierlab.model.io.IoOp.CopyFromGpu.class));
@@ -43,17 +45,17 @@ class ReferenceTestVectorsTest {
         assertFalse(h.store.testView().isResident(units.get(4)), "slot 4, the suffix, is evicted");
         h.drain();
         assertEquals(4, h.store.residentCount());
-        assertEquals(4 * StoreHarness.BLOCK, h.store.l1UsedBytes(), "the evicted slot's memory returns once its write lands");
+        assertEquals(4 * TinyModel.BLOCK_BYTES, h.store.l1UsedBytes(), "the evicted slot's memory returns once its write lands");
         assertEquals(1, h.store.counter(StoreCounter.L2_WRITE_OPS), "five adjacent slots are one contiguous write");
     }
 
     @Test
     void promotionsFillToFullAndTheNextPromotionEvictsTheHeadroomEntry() {
-        StoreSettings settings = StoreHarness.settings(5, 100);
+        StoreSettings settings = TinyModel.store(5, 100);
         // e and f live only in L2: store them, snapshot the index, restart with an empty L1.
         StoreHarness before = new StoreHarness(settings);
-        List<BlockKey> e = StoreHarness.chain("e", 1);
-        List<BlockKey> f = StoreHarness.chain("f", 1);
+        List<BlockKey> e = BlockChains.named("e", 1);
+        List<BlockKey> f = BlockChains.named("f", 1);
         before.save(1, e, 0);
         before.save(2, f, 1);
         before.drain();
@@ -62,7 +64,7 @@ class ReferenceTestVectorsTest {
         assertEquals(0, h.store.residentCount());
         String[] names = {"a", "b", "c", "d"};
         for (int i = 0; i < names.length; i++) {
-            h.save(10 + i, StoreHarness.chain(names[i], 1), 10 + i);
+            h.save(10 + i, BlockChains.named(names[i], 1), 10 + i);
             h.drain();
         }
         assertEquals(4, h.store.residentCount());
@@ -81,7 +83,7 @@ class ReferenceTestVectorsTest {
         assertEquals(5, h.store.residentCount());
         assertFalse(h.store.testView().isResident(hitE.units().get(0)), "e, the headroom entry, is evicted");
         for (String name : names) {
-            assertTrue(h.store.testView().isResident(h.unitsOf(StoreHarness.chain(name, 1)).get(0)), name + " stays");
+            assertTrue(h.store.testView().isResident(h.unitsOf(BlockChains.named(name, 1)).get(0)), name + " stays");
         }
         assertEquals(0, h.ledger.mismatches());
     }

@@ -1,24 +1,22 @@
 package tierlab.model.store;
 
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.testkit.Rejections;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /** Bad settings fail at construction with a message that names the setting. */
 class SettingsValidationTest {
-    static final Geometry G = StoreHarness.geometry(1);
-    static final long B = StoreHarness.BLOCK;
+    static final Geometry G = TinyModel.geometry(1);
+    static final long B = TinyModel.BLOCK_BYTES;
 
     static void failsNaming(String setting, Executable construction) {
-        IllegalArgumentException error = assertThrows(IllegalArgumentException.class, construction);
-        assertTrue(error.getMessage().contains(setting), "message names " + setting + ": " + error.getMessage());
+        Rejections.assertRejectedNaming(setting, construction);
     }
 
     static StoreSettings with(long l1, long l2, String policy, int mru, double headroom, int rings, long writeBatch, int staging) {
@@ -66,8 +64,8 @@ class SettingsValidationTest {
 
     @Test
     void aSnapshotOfAnotherGeometryIsRefusedNamingTheMismatch() {
-        StoreSettings small = StoreHarness.settings(8, 64);
-        StoreSettings other = StoreHarness.settings(8, 32);
+        StoreSettings small = TinyModel.store(8, 64);
+        StoreSettings other = TinyModel.store(8, 32);
         TieredStore store = new TieredStore(small);
         failsNaming("snapshot", () -> TieredStore.restore(other, store.snapshot(), new DecisionTrace()));
     }

@@ -1,26 +1,26 @@
 package tierlab.model.store;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
+import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
  * Drives a {@link TieredStore} by hand: collects the operations it emits, completes them in the
  * order a test chooses, follows payloads through a {@link PayloadLedger}, and checks the store's
- * invariants after every step.
+ * invariants after every step. Its store settings and chains come from the shared test kit
+ * ({@link TinyModel}, {@link BlockChains}), shared with every other module's tests.
  */
 final class StoreHarness {
-    /** A tiny model: 512 B per token, 16-token blocks of 8 KiB, so tests stay small and fast. */
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-    static final long BLOCK = 16 * 512;
-
     final TieredStore store;
     final PayloadLedger ledger;
     final List<IoOp> pending = new ArrayList<>();
@@ -41,29 +41,6 @@ final class StoreHarness {
         this.ledger = ledger;
         this.trace = store.trace();
         collect();
-    }
-
-    static Geometry geometry(int tp) {
-        return new Geometry(TINY, 16, tp);
-    }
-
-    static StoreSettings settings(long l1Blocks, long l2Blocks) {
-        return StoreSettings.defaults(geometry(1), l1Blocks * BLOCK, l2Blocks * BLOCK);
-    }
-
-    static StoreSettings settings(long l1Blocks, long l2Blocks, int tp) {
-        return StoreSettings.defaults(geometry(tp), l1Blocks * BLOCK, l2Blocks * BLOCK);
-    }
-
-    /** A chain of n keys under a name, so different names give unrelated prompts. */
-    static List<BlockKey> chain(String name, int n) {
-        List<BlockKey> keys = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int i = 0; i < n; i++) {
-            parent = BlockKey.fromTraceId(parent, name.hashCode(), i);
-            keys.add(parent);
-        }
-        return keys;
     }
 
     static List<Long> gpuBlocks(long first, int n) {
@@ -136,6 +113,15 @@ final class StoreHarness {
         throw new AssertionError("no pending op matches in " + pending);
     }
 
+    /** The staging copy (GPU to L1) of a request's save; fails if none is pending. */
+    IoOp.CopyFromGpu stagingOf(long requestId) {
+        return (IoOp.CopyFromGpu) first(op -> op instanceof IoOp.CopyFromGpu c && c.requestId() == requestId);
+    }
+
+    boolean hasStaging(long requestId) {
+        return pendingOf(IoOp.CopyFromGpu.class).stream().anyMatch(c -> c.requestId() == requestId);
+    }
+
     void complete(IoOp op) {
         finish(op, true);
     }
@@ -170,6 +156,11 @@ final class StoreHarness {
         return store.drainEvents();
     }
 
+    /** Drains the store's events and keeps the finished acquisitions (the others are dropped). */
+    List<StoreEvent> acquireEvents() {
+        return events().stream().filter(e -> e instanceof StoreEvent.AcquireDone).toList();
+    }
+
     LookupResult lookup(long requestId, List<BlockKey> chain) {
         LookupResult result = store.lookup(requestId, chain, 0, chain.size() * 16L + 1, nowNs);
         collect();
@@ -195,6 +186,23 @@ final class StoreHarness {
         store.releaseLease(requestId, nowNs);
         collect();
         check();
+    }
+
+    /**
+     * The whole path of an L2 hit: looks {@code chain} up for {@code requestId} (an L2 hit), promotes
+     * it, loads it into GPU blocks from {@code firstGpuBlock}, releases the lease and drains; the
+     * ledger then tells which bytes arrived. Returns the lookup's result.
+     */
+    LookupResult promoteAndLoad(long requestId, List<BlockKey> chain, long firstGpuBlock) {
+        LookupResult hit = lookup(requestId, chain);
+        assertEquals(HitClass.L2, hit.hitClass());
+        assertEquals(TieredStore.AcquireOutcome.PROMOTING, acquire(requestId, hit));
+        complete(first(IoOp.L2Read.class));
+        assertEquals(TieredStore.LoadOutcome.STARTED, load(requestId, firstGpuBlock, chain.size()));
+        complete(first(IoOp.CopyToGpu.class));
+        release(requestId);
+        drain();
+        return hit;
     }
 
     /** Unit offsets of a chain's blocks as the index has them now (lane 0). */

@@ -14,6 +14,8 @@ import tierlab.model.io.IoOp;
 import tierlab.model.io.IoOp.Content;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 
 /**
  * Preconditions, outcome and waiting rule of every operation in docs/tiered-store.md section 4.
@@ -33,8 +35,8 @@ class StoreOperationsTest {
     class Lookup {
         @Test
         void missWhenNothingIsStored() {
-            StoreHarness h = new StoreHarness(StoreHarness.settings(16, 64));
-            LookupResult result = h.lookup(1, StoreHarness.chain("a", 4));
+            StoreHarness h = new StoreHarness(TinyModel.store(16, 64));
+            LookupResult result = h.lookup(1, BlockChains.named("a", 4));
             assertEquals(HitClass.MISS, result.hitClass());
             assertEquals(0, result.hitTokens());
             assertEquals(LeaseStatus.NONE, result.leaseStatus());
@@ -43,20 +45,20 @@ class StoreOperationsTest {
 
         @Test
         void l1HitTakesTheLeaseInTheSameStep() {
-            List<BlockKey> chain = StoreHarness.chain("a", 4);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(16, 64), 1, chain);
+            List<BlockKey> chain = BlockChains.named("a", 4);
+            StoreHarness h = storedAndWritten(TinyModel.store(16, 64), 1, chain);
             LookupResult result = h.lookup(2, chain);
             assertEquals(HitClass.L1, result.hitClass());
             assertEquals(LeaseStatus.LEASED, result.leaseStatus());
             assertEquals(4 * 16, result.hitTokens());
-            assertEquals(4 * StoreHarness.BLOCK, h.store.leasedRemainingBytes());
+            assertEquals(4 * TinyModel.BLOCK_BYTES, h.store.leasedRemainingBytes());
             assertTrue(h.store.hasLease(2));
         }
 
         @Test
         void hitCoveringTheWholePromptIsCappedOneTokenShort() {
-            List<BlockKey> chain = StoreHarness.chain("a", 4);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(16, 64), 1, chain);
+            List<BlockKey> chain = BlockChains.named("a", 4);
+            StoreHarness h = storedAndWritten(TinyModel.store(16, 64), 1, chain);
             LookupResult result = h.store.lookup(2, chain, 0, 4 * 16, 0);
             assertEquals(4 * 16 - 1, result.hitTokens(), "the last token is always computed");
             assertEquals(4, result.hitBlocks(), "the capped block is still loaded whole");
@@ -64,8 +66,8 @@ class StoreOperationsTest {
 
         @Test
         void walkStopsAtTheFirstAbsentKeyAndStartsAtTheFirstUncomputedBlock() {
-            List<BlockKey> chain = StoreHarness.chain("a", 6);
-            StoreHarness h = new StoreHarness(StoreHarness.settings(32, 64));
+            List<BlockKey> chain = BlockChains.named("a", 6);
+            StoreHarness h = new StoreHarness(TinyModel.store(32, 64));
             h.save(1, chain.subList(0, 3), 0);
             h.drain();
             LookupResult fromStart = h.store.lookup(2, chain, 0, 6 * 16 + 1, 0);
@@ -81,11 +83,11 @@ class StoreOperationsTest {
 
         @Test
         void mixedAndL2Classes() {
-            List<BlockKey> chain = StoreHarness.chain("a", 4);
-            StoreSettings settings = StoreHarness.settings(5, 64);
+            List<BlockKey> chain = BlockChains.named("a", 4);
+            StoreSettings settings = TinyModel.store(5, 64);
             StoreHarness h = storedAndWritten(settings, 1, chain);
             // Four blocks fit; push two of them out of L1 with another prompt.
-            h.save(2, StoreHarness.chain("b", 2), 10);
+            h.save(2, BlockChains.named("b", 2), 10);
             h.drain();
             LookupResult mixed = h.lookup(3, chain);
             assertEquals(HitClass.MIXED, mixed.hitClass());
@@ -101,14 +103,14 @@ class StoreOperationsTest {
 
         @Test
         void askingAgainWithTheSameRangesReturnsTheExistingLease() {
-            List<BlockKey> chain = StoreHarness.chain("a", 3);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(16, 64), 1, chain);
+            List<BlockKey> chain = BlockChains.named("a", 3);
+            StoreHarness h = storedAndWritten(TinyModel.store(16, 64), 1, chain);
             h.lookup(2, chain);
             long created = h.store.counter(StoreCounter.LEASES_CREATED);
             LookupResult again = h.lookup(2, chain);
             assertEquals(LeaseStatus.LEASED, again.leaseStatus());
             assertEquals(created, h.store.counter(StoreCounter.LEASES_CREATED));
-            assertEquals(3 * StoreHarness.BLOCK, h.store.leasedRemainingBytes());
+            assertEquals(3 * TinyModel.BLOCK_BYTES, h.store.leasedRemainingBytes());
         }
     }
 
@@ -116,8 +118,8 @@ class StoreOperationsTest {
     class Leases {
         @Test
         void loadReleasesTheLeaseRangesAsItFinishes() {
-            List<BlockKey> chain = StoreHarness.chain("a", 3);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(16, 64), 1, chain);
+            List<BlockKey> chain = BlockChains.named("a", 3);
+            StoreHarness h = storedAndWritten(TinyModel.store(16, 64), 1, chain);
             h.lookup(2, chain);
             assertEquals(TieredStore.LoadOutcome.STARTED, h.load(2, 100, 3));
             IoOp.CopyToGpu copy = h.first(IoOp.CopyToGpu.class);
@@ -134,13 +136,13 @@ class StoreOperationsTest {
 
         @Test
         void releaseDuringLoadCompletesWhenTheLastLoadEnds() {
-            List<BlockKey> chain = StoreHarness.chain("a", 2);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(16, 64), 1, chain);
+            List<BlockKey> chain = BlockChains.named("a", 2);
+            StoreHarness h = storedAndWritten(TinyModel.store(16, 64), 1, chain);
             h.lookup(2, chain);
             h.load(2, 100, 2);
             h.release(2);
             assertTrue(h.store.hasLease(2), "marked release-all, still held while copying");
-            assertEquals(2 * StoreHarness.BLOCK, h.store.leasedRemainingBytes());
+            assertEquals(2 * TinyModel.BLOCK_BYTES, h.store.leasedRemainingBytes());
             h.drain();
             assertFalse(h.store.hasLease(2));
             assertEquals(0, h.store.leasedRemainingBytes());
@@ -148,8 +150,8 @@ class StoreOperationsTest {
 
         @Test
         void loadPreconditionsAreValues() {
-            List<BlockKey> chain = StoreHarness.chain("a", 2);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(16, 64), 1, chain);
+            List<BlockKey> chain = BlockChains.named("a", 2);
+            StoreHarness h = storedAndWritten(TinyModel.store(16, 64), 1, chain);
             assertEquals(TieredStore.LoadOutcome.NO_LEASE, h.load(9, 0, 2));
             h.lookup(2, chain);
             h.load(2, 100, 2);
@@ -159,9 +161,9 @@ class StoreOperationsTest {
         @Test
         void leaseAdmissionBoundsTheSumOfRemainingBytes() {
             // a and b live in L2 only (a restart with an empty L1); each lease would take 3 of 5 blocks.
-            List<BlockKey> a = StoreHarness.chain("a", 3);
-            List<BlockKey> b = StoreHarness.chain("b", 3);
-            StoreSettings settings = StoreHarness.settings(5, 64);
+            List<BlockKey> a = BlockChains.named("a", 3);
+            List<BlockKey> b = BlockChains.named("b", 3);
+            StoreSettings settings = TinyModel.store(5, 64);
             StoreHarness warm = new StoreHarness(settings);
             warm.save(1, a, 0);
             warm.save(2, b, 10);
@@ -174,12 +176,12 @@ class StoreOperationsTest {
             assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(11, hitA));
             assertEquals(TieredStore.AcquireOutcome.ADMISSION_WAIT, h.acquire(12, hitB), "3 + 3 blocks of leases exceed 5 of L1");
             assertEquals(1, h.store.counter(StoreCounter.LEASE_ADMISSION_WAITS));
-            assertEquals(3 * StoreHarness.BLOCK, h.store.leasedRemainingBytes(), "I4: only a's lease exists");
+            assertEquals(3 * TinyModel.BLOCK_BYTES, h.store.leasedRemainingBytes(), "I4: only a's lease exists");
             h.drain();
             h.release(11);
             assertEquals(TieredStore.AcquireOutcome.PROMOTING, h.acquire(12, hitB), "admitted once a's bytes were released");
             h.drain();
-            assertEquals(3 * StoreHarness.BLOCK, h.store.leasedRemainingBytes());
+            assertEquals(3 * TinyModel.BLOCK_BYTES, h.store.leasedRemainingBytes());
         }
     }
 
@@ -187,8 +189,8 @@ class StoreOperationsTest {
     class Promotions {
         @Test
         void promotionReservesReadsAndPublishesAsHeadroomUnderTheLease() {
-            List<BlockKey> chain = StoreHarness.chain("a", 2);
-            StoreSettings settings = StoreHarness.settings(8, 64);
+            List<BlockKey> chain = BlockChains.named("a", 2);
+            StoreSettings settings = TinyModel.store(8, 64);
             StoreHarness warm = storedAndWritten(settings, 1, chain);
             StoreHarness h = warm.restartedWithEmptyL1();
             LookupResult hit = h.lookup(2, chain);
@@ -196,7 +198,7 @@ class StoreOperationsTest {
             List<IoOp.L2Read> reads = h.pendingOf(IoOp.L2Read.class);
             assertEquals(2, reads.size());
             assertEquals(reads.get(0).batchId(), reads.get(1).batchId(), "misses are batched together");
-            assertEquals(2 * StoreHarness.BLOCK, h.store.l1UsedBytes(), "reserved before the read");
+            assertEquals(2 * TinyModel.BLOCK_BYTES, h.store.l1UsedBytes(), "reserved before the read");
             assertEquals(TieredStore.LoadOutcome.LEASE_NOT_READY, h.load(2, 0, 2));
             h.drain();
             assertEquals(List.of(new StoreEvent.AcquireDone(2, true)), h.events());
@@ -212,8 +214,8 @@ class StoreOperationsTest {
 
         @Test
         void promotionsAsOrdinaryEntriesWhenHeadroomIsOff() {
-            List<BlockKey> chain = StoreHarness.chain("a", 1);
-            StoreSettings settings = StoreHarness.settings(8, 64).withPromotionsAsHeadroom(false);
+            List<BlockKey> chain = BlockChains.named("a", 1);
+            StoreSettings settings = TinyModel.store(8, 64).withPromotionsAsHeadroom(false);
             StoreHarness warm = storedAndWritten(settings, 1, chain);
             StoreHarness h = warm.restartedWithEmptyL1();
             LookupResult hit = h.lookup(2, chain);
@@ -227,12 +229,12 @@ class StoreOperationsTest {
         @Test
         void readWaitsForAPendingWriteOfItsRange() {
             // L1 of 2 blocks, high water 1.5 blocks: storing b trims a out of L1 while a's write is pending.
-            List<BlockKey> a = StoreHarness.chain("a", 1);
-            StoreHarness h = new StoreHarness(StoreHarness.settings(2, 64));
+            List<BlockKey> a = BlockChains.named("a", 1);
+            StoreHarness h = new StoreHarness(TinyModel.store(2, 64));
             h.save(1, a, 0);
             h.complete(h.first(IoOp.CopyFromGpu.class));
             IoOp.L2Write writeA = h.first(IoOp.L2Write.class);
-            h.save(2, StoreHarness.chain("b", 1), 10);
+            h.save(2, BlockChains.named("b", 1), 10);
             h.complete(h.first(IoOp.CopyFromGpu.class));
             long unitA = h.unitsOf(a).get(0);
             assertFalse(h.store.testView().isResident(unitA), "save admission trimmed a");
@@ -254,9 +256,9 @@ class StoreOperationsTest {
 
         @Test
         void promotionWaitsForSpaceAndResumesOnRelease() {
-            List<BlockKey> a = StoreHarness.chain("a", 1);
-            List<BlockKey> b = StoreHarness.chain("b", 1);
-            StoreSettings settings = StoreHarness.settings(1, 64);
+            List<BlockKey> a = BlockChains.named("a", 1);
+            List<BlockKey> b = BlockChains.named("b", 1);
+            StoreSettings settings = TinyModel.store(1, 64);
             StoreHarness h = new StoreHarness(settings);
             h.save(1, b, 0);
             h.drain();
@@ -281,13 +283,13 @@ class StoreOperationsTest {
     class Stores {
         @Test
         void firstWriterWinsAndConflictingMetadataIsRefused() {
-            List<BlockKey> chain = StoreHarness.chain("a", 3);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(16, 64), 1, chain);
+            List<BlockKey> chain = BlockChains.named("a", 3);
+            StoreHarness h = storedAndWritten(TinyModel.store(16, 64), 1, chain);
             TieredStore.SaveOutcome again = h.save(2, chain, 20);
             assertEquals(new TieredStore.SaveOutcome(0, 3, 0), again);
             assertTrue(h.pendingOf(IoOp.CopyFromGpu.class).isEmpty(), "a later writer skips");
             // The same key claimed under another parent is a conflict, not an overwrite.
-            List<BlockKey> forged = new ArrayList<>(StoreHarness.chain("z", 1));
+            List<BlockKey> forged = new ArrayList<>(BlockChains.named("z", 1));
             forged.add(chain.get(1));
             TieredStore.SaveOutcome conflict = h.save(3, forged, 30);
             assertEquals(1, conflict.blocksConflicting());
@@ -296,8 +298,8 @@ class StoreOperationsTest {
 
         @Test
         void storeIsVisibleWhenCommittedBeforeItsWriteCompletes() {
-            List<BlockKey> chain = StoreHarness.chain("a", 2);
-            StoreHarness h = new StoreHarness(StoreHarness.settings(16, 64));
+            List<BlockKey> chain = BlockChains.named("a", 2);
+            StoreHarness h = new StoreHarness(TinyModel.store(16, 64));
             h.save(1, chain, 0);
             assertEquals(HitClass.MISS, h.lookup(2, chain).hitClass(), "not visible before staging and commit");
             h.complete(h.first(IoOp.CopyFromGpu.class));
@@ -312,7 +314,7 @@ class StoreOperationsTest {
             StoreSettings settings = StoreSettings.defaults(tierlab.model.geometry.Geometry.qwen3_8b(), 128L << 30, 256L << 30);
             StoreHarness h = new StoreHarness(settings);
             h.checkEveryStep = false;
-            List<BlockKey> chain = StoreHarness.chain("long", 60);
+            List<BlockKey> chain = BlockChains.named("long", 60);
             h.save(1, chain, 0);
             List<IoOp.CopyFromGpu> copies = h.pendingOf(IoOp.CopyFromGpu.class);
             assertEquals(3, copies.size(), "60 slots in batches of 28, 28, 4");
@@ -325,8 +327,8 @@ class StoreOperationsTest {
 
         @Test
         void perSlotStagingWritesEachSlotAlone() {
-            StoreHarness h = new StoreHarness(StoreHarness.settings(16, 64).withStaging(4, false));
-            h.save(1, StoreHarness.chain("a", 5), 0);
+            StoreHarness h = new StoreHarness(TinyModel.store(16, 64).withStaging(4, false));
+            h.save(1, BlockChains.named("a", 5), 0);
             h.drain();
             assertEquals(5, h.store.counter(StoreCounter.STAGING_COPIES));
             assertEquals(5, h.store.counter(StoreCounter.L2_WRITE_OPS));
@@ -334,9 +336,9 @@ class StoreOperationsTest {
 
         @Test
         void stagingSemaphoreBoundsConcurrentCopiesInFifoOrder() {
-            StoreHarness h = new StoreHarness(StoreHarness.settings(32, 64).withStaging(2, false));
-            h.save(1, StoreHarness.chain("a", 3), 0);
-            h.save(2, StoreHarness.chain("b", 3), 10);
+            StoreHarness h = new StoreHarness(TinyModel.store(32, 64).withStaging(2, false));
+            h.save(1, BlockChains.named("a", 3), 0);
+            h.save(2, BlockChains.named("b", 3), 10);
             List<IoOp.CopyFromGpu> copies = h.pendingOf(IoOp.CopyFromGpu.class);
             assertEquals(2, copies.size(), "two staging slots");
             assertEquals(1, copies.get(0).requestId());
@@ -352,13 +354,13 @@ class StoreOperationsTest {
 
         @Test
         void saveAdmissionTrimsToHighWaterEvictingHeadroomFirst() {
-            StoreSettings settings = StoreHarness.settings(10, 64).withHeadroomFraction(0.2);
-            assertEquals(2 * StoreHarness.BLOCK, settings.headroomBytes());
+            StoreSettings settings = TinyModel.store(10, 64).withHeadroomFraction(0.2);
+            assertEquals(2 * TinyModel.BLOCK_BYTES, settings.headroomBytes());
             StoreHarness h = new StoreHarness(settings);
             for (int i = 0; i < 12; i++) {
-                h.save(i, StoreHarness.chain("p" + i, 1), i);
+                h.save(i, BlockChains.named("p" + i, 1), i);
                 h.drain();
-                assertTrue(h.store.admissionUsedBytes() <= Math.max(StoreHarness.BLOCK, settings.highWaterBytes()), "I9 after save admission");
+                assertTrue(h.store.admissionUsedBytes() <= Math.max(TinyModel.BLOCK_BYTES, settings.highWaterBytes()), "I9 after save admission");
             }
             assertEquals(8, h.store.residentCount());
         }
@@ -366,9 +368,9 @@ class StoreOperationsTest {
         @Test
         void storeWaitsForAnOverlappingLease() {
             // A one-slot ring: every store reuses slot 0.
-            List<BlockKey> a = StoreHarness.chain("a", 1);
-            List<BlockKey> b = StoreHarness.chain("b", 1);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(4, 1), 1, a);
+            List<BlockKey> a = BlockChains.named("a", 1);
+            List<BlockKey> b = BlockChains.named("b", 1);
+            StoreHarness h = storedAndWritten(TinyModel.store(4, 1), 1, a);
             h.lookup(2, a);
             h.save(3, b, 10);
             assertTrue(h.pendingOf(IoOp.CopyFromGpu.class).isEmpty(), "the store waits for the lease");
@@ -384,9 +386,9 @@ class StoreOperationsTest {
 
         @Test
         void ringEvictionRemovesKeysAndTheirL1Copies() {
-            List<BlockKey> a = StoreHarness.chain("a", 2);
-            StoreHarness h = storedAndWritten(StoreHarness.settings(8, 3), 1, a);
-            h.save(2, StoreHarness.chain("b", 2), 10);
+            List<BlockKey> a = BlockChains.named("a", 2);
+            StoreHarness h = storedAndWritten(TinyModel.store(8, 3), 1, a);
+            h.save(2, BlockChains.named("b", 2), 10);
             h.drain();
             assertEquals(HitClass.MISS, h.lookup(3, a).hitClass(), "evicted keys leave the index at once");
             assertEquals(1, h.store.counter(StoreCounter.L2_RUNS_EVICTED));
@@ -396,8 +398,8 @@ class StoreOperationsTest {
         @Test
         void deadBytesCountUnreachableSuffixes() {
             // A 2-slot ring: the first store's run is evicted, its orphaned suffix stays dead.
-            List<BlockKey> chain = StoreHarness.chain("a", 3);
-            StoreHarness h = new StoreHarness(StoreHarness.settings(8, 3));
+            List<BlockKey> chain = BlockChains.named("a", 3);
+            StoreHarness h = new StoreHarness(TinyModel.store(8, 3));
             h.save(1, chain.subList(0, 1), 0);
             h.drain();
             h.store.enqueueSave(2, chain, 1, 2, StoreHarness.gpuBlocks(1, 2), 0);
@@ -405,7 +407,7 @@ class StoreOperationsTest {
             h.collect();
             h.drain();
             assertEquals(0, h.store.deadL2Bytes());
-            h.save(3, StoreHarness.chain("b", 1), 10);
+            h.save(3, BlockChains.named("b", 1), 10);
             h.drain();
             assertEquals(HitClass.MISS, h.lookup(4, chain).hitClass());
             assertNotEquals(0, h.store.deadL2Bytes(), "blocks 1-2 are stored but unreachable");

@@ -3,7 +3,6 @@ package tierlab.sim.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -15,14 +14,11 @@ import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
+import tierlab.model.testkit.BlockChains;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.testkit.SimRig;
 
 /** A process crash mid-run: L1 and GPU memory lost, the index recovered from its last snapshot and the journal. */
 class CrashRestartTest {
@@ -37,10 +33,8 @@ class CrashRestartTest {
         // 160 L2 slots: prompts A (12 × ~12 blocks) fill most of it; prompts C after the snapshot
         // wrap around onto A's oldest slots, then the process crashes.
         StoreSettings settings = StoreSettings.defaults(geometry, 80 * block, 160 * block);
-        DecisionTrace trace = new DecisionTrace();
-        ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(20_000).withConcurrency(4).withEngine(engine),
-                new TieredStore(settings, trace), trace);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(9));
+        SimRuntime runtime = SimRig.of(settings, SchedulerSettings.defaults(20_000).withConcurrency(4).withEngine(engine), 9).runtime();
+        ServingEngine scheduler = runtime.scheduler();
         runtime.setCheckInvariants(true);
         runtime.setSnapshotIntervalNs(1_500_000_000L);
         Set<Long> ids = new TreeSet<>();
@@ -76,12 +70,7 @@ class CrashRestartTest {
     }
 
     private static long submit(SimRuntime runtime, long id, String family, int prompt, long arrivalNs) {
-        List<BlockKey> chain = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int b = 0; b < 10 + prompt % 5; b++) {
-            parent = BlockKey.fromTraceId(parent, family.hashCode() * 1000L + prompt, b);
-            chain.add(parent);
-        }
+        List<BlockKey> chain = BlockChains.ofPrompt(family.hashCode() * 1000L + prompt, 10 + prompt % 5);
         runtime.submit(new RequestSpec(id, arrivalNs, chain.size() * 16L + 5, 1, chain));
         return id;
     }

@@ -3,7 +3,6 @@ package tierlab.sim.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -11,15 +10,12 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
+import tierlab.model.testkit.BlockChains;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.testkit.SimRig;
 
 /**
  * Fault campaigns: whatever the device does, nothing wrong is served, requests fall back to
@@ -31,12 +27,9 @@ class FaultCampaignTest {
         Geometry geometry = Geometry.qwen3_8b();
         long block = geometry.blockBytes();
         StoreSettings settings = StoreSettings.defaults(geometry, 100 * block, 2_000 * block);
-        DecisionTrace trace = new DecisionTrace();
-        TieredStore store = new TieredStore(settings, trace);
-        ServingEngine scheduler = ServingEngines.create(
-                SchedulerSettings.defaults(20_000).withConcurrency(6).withPrefetch(prefetch, true), store, trace);
-        SeedTree seeds = new SeedTree(seed);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
+        SimRig rig = SimRig.of(settings, SchedulerSettings.defaults(20_000).withConcurrency(6).withPrefetch(prefetch, true), seed);
+        SimRuntime runtime = rig.runtime();
+        SeedTree seeds = rig.seeds();
         FaultInjector injector = new FaultInjector(faults, seeds.random("faults"));
         runtime.setCompletionFilter(injector);
         runtime.setCheckInvariants(true);
@@ -46,12 +39,7 @@ class FaultCampaignTest {
             for (int p = 0; p < 15; p++) {
                 t += (long) (arrivals.nextDouble() * 30_000_000);
                 int blocks = 12 + p % 9;
-                List<BlockKey> chain = new ArrayList<>();
-                BlockKey parent = BlockKey.ROOT;
-                for (int b = 0; b < blocks; b++) {
-                    parent = BlockKey.fromTraceId(parent, p, b);
-                    chain.add(parent);
-                }
+                List<BlockKey> chain = BlockChains.ofPrompt(p, blocks);
                 runtime.submit(new RequestSpec(pass * 100L + p, t, blocks * 16L + 3, 2, chain));
             }
         }

@@ -4,32 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tierlab.engine.BlockingStorage;
-import tierlab.engine.PinnedArena;
-import tierlab.engine.StoragePorts;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
-import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.fault.FaultInjector;
-import tierlab.sim.fault.FaultSettings;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.testkit.HybridBytes;
+import tierlab.sim.testkit.SimRig;
 
 /**
  * Hybrid mode: the simulator orders completions adversarially (a wide reorder window) while every
@@ -38,8 +28,6 @@ import tierlab.sim.kernel.SeedTree;
  * with a race's fix switched off, the same run does.
  */
 class HybridRunTest {
-    static final ModelShape TINY = new ModelShape("tiny", 1, 1, 128, 2);
-
     @TempDir
     Path dir;
 
@@ -50,7 +38,7 @@ class HybridRunTest {
     }
 
     Outcome run(Set<KnownBug> bugs, long seed, boolean slotReuse) throws Exception {
-        Geometry geometry = new Geometry(TINY, 16, 1);
+        Geometry geometry = TinyModel.geometry(1);
         long lane = geometry.laneBytes();
         // slotReuse: an L1 of 2 blocks and a ring of 3 slots, so a slot is re-used while the write of
         // its previous owner may still be in flight, and every repeat is read back from L2.
@@ -58,58 +46,40 @@ class HybridRunTest {
                 ? StoreSettings.defaults(geometry, 2 * lane, 3 * geometry.blockBytes()).withKnownBugs(bugs)
                 : StoreSettings.defaults(geometry, 24 * lane, 40 * geometry.blockBytes()).withKnownBugs(bugs);
         Path l2 = dir.resolve("l2-" + seed + "-" + bugs.size() + ".bin");
-        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
-             StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes())) {
-            DecisionTrace trace = new DecisionTrace();
-            ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(4),
-                    new TieredStore(settings, trace), trace);
-            SeedTree seeds = new SeedTree(seed);
-            SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), seeds);
-            try (RealBytes bytes = new RealBytes(arena, new BlockingStorage(port, 10_000_000_000L), lane, 1)) {
-                runtime.setRealBytes(bytes);
-                // Adversarial order: every completion is delayed by up to 5 ms (30 ms with slot re-use, several
-                // engine steps), so completions that were close together arrive in any order.
-                long windowNs = slotReuse ? 30_000_000L : 5_000_000L;
-                runtime.setCompletionFilter(new FaultInjector(
-                        new FaultSettings(0, 0, 0, 0, 0, windowNs, 0, 0, List.of()), seeds.random("order")));
-                SplittableRandom random = seeds.random("workload");
-                long t = 0;
-                if (slotReuse) {
-                    // Round k: a new one-block prompt, then the previous round's prompt again.
-                    for (int k = 0; k < 40; k++) {
+        try (HybridBytes real = HybridBytes.open(settings, l2)) {
+            SimRig rig = SimRig.of(settings, SchedulerSettings.defaults(4_096).withConcurrency(4), seed);
+            SimRuntime runtime = rig.runtime();
+            runtime.setRealBytes(real.bytes());
+            // Adversarial order: every completion is delayed by up to 5 ms (30 ms with slot re-use, several
+            // engine steps), so completions that were close together arrive in any order.
+            long windowNs = slotReuse ? 30_000_000L : 5_000_000L;
+            rig.reorderCompletions(windowNs);
+            SplittableRandom random = rig.seeds().random("workload");
+            long t = 0;
+            if (slotReuse) {
+                // Round k: a new one-block prompt, then the previous round's prompt again.
+                for (int k = 0; k < 40; k++) {
+                    t += 200_000 + random.nextInt(800_000);
+                    runtime.submit(new RequestSpec(1000L + k, t, 16 + 3, 1, BlockChains.ofPrompt(k, 1)));
+                    if (k > 0) {
                         t += 200_000 + random.nextInt(800_000);
-                        runtime.submit(new RequestSpec(1000L + k, t, 16 + 3, 1, chainOf(k, 1)));
-                        if (k > 0) {
-                            t += 200_000 + random.nextInt(800_000);
-                            runtime.submit(new RequestSpec(2000L + k, t, 16 + 3, 1, chainOf(k - 1, 1)));
-                        }
-                    }
-                } else {
-                    for (int pass = 0; pass < 3; pass++) {
-                        for (int p = 0; p < 12; p++) {
-                            t += random.nextInt(2_000_000);
-                            List<BlockKey> chain = chainOf(p, 2 + p % 5);
-                            runtime.submit(new RequestSpec(pass * 100L + p, t, chain.size() * 16L + 3, 2, chain));
-                        }
+                        runtime.submit(new RequestSpec(2000L + k, t, 16 + 3, 1, BlockChains.ofPrompt(k - 1, 1)));
                     }
                 }
-                runtime.run();
-                return new Outcome(bytes.mismatches(), bytes.loadMatches(), runtime.ledger().mismatches(),
-                        bytes.storageFailures(), port.name(), runtime.scheduler().finished().size());
+            } else {
+                for (int pass = 0; pass < 3; pass++) {
+                    for (int p = 0; p < 12; p++) {
+                        t += random.nextInt(2_000_000);
+                        List<BlockKey> chain = BlockChains.ofPrompt(p, 2 + p % 5);
+                        runtime.submit(new RequestSpec(pass * 100L + p, t, chain.size() * 16L + 3, 2, chain));
+                    }
+                }
             }
+            runtime.run();
+            return new Outcome(real.bytes().mismatches(), real.bytes().loadMatches(), runtime.ledger().mismatches(),
+                    real.bytes().storageFailures(), real.port().name(), runtime.scheduler().finished().size());
         }
     }
-
-    private static List<BlockKey> chainOf(long prompt, int blocks) {
-        List<BlockKey> chain = new ArrayList<>();
-        BlockKey parent = BlockKey.ROOT;
-        for (int b = 0; b < blocks; b++) {
-            parent = BlockKey.fromTraceId(parent, prompt, b);
-            chain.add(parent);
-        }
-        return chain;
-    }
-
 
     @Test
     void adversarialOrderOnRealBytesServesNothingWrong() throws Exception {

@@ -12,17 +12,14 @@ import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
+import tierlab.model.testkit.BlockChains;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.metrics.CounterSnapshot;
 import tierlab.sim.metrics.PassMetric;
 import tierlab.sim.metrics.PassMetrics;
+import tierlab.sim.testkit.SimRig;
 
 /**
  * E1's shape: 200 long prompts (about 72.7 GiB of Qwen3-8B KV) against a 64 GiB L1, a cold pass
@@ -40,12 +37,7 @@ class E1WarmPassCliffTest {
         List<RequestSpec> specs = new ArrayList<>();
         for (int p = 0; p < 200; p++) {
             long tokens = 2000 + lengths.nextInt(1301);
-            List<BlockKey> chain = new ArrayList<>();
-            BlockKey parent = BlockKey.ROOT;
-            for (int b = 0; b < tokens / 16; b++) {
-                parent = BlockKey.fromTraceId(parent, p, b);
-                chain.add(parent);
-            }
+            List<BlockKey> chain = BlockChains.ofPrompt(p, (int) (tokens / 16));
             specs.add(new RequestSpec(firstId + p, arrivalNs, tokens, 1, chain));
         }
         return specs;
@@ -58,10 +50,7 @@ class E1WarmPassCliffTest {
     }
 
     static Result runWith(StoreSettings settings, SchedulerSettings schedulerSettings, boolean l2Free) {
-        DecisionTrace trace = new DecisionTrace();
-        TieredStore store = new TieredStore(settings, trace);
-        ServingEngine scheduler = ServingEngines.create(schedulerSettings, store, trace);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(42));
+        SimRuntime runtime = SimRig.of(settings, schedulerSettings, 42).runtime();
         runtime.setL2Free(l2Free);
         CounterSnapshot start = runtime.counterSnapshot();
         prompts(0, 0).forEach(runtime::submit);

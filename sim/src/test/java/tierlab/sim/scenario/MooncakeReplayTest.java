@@ -9,17 +9,12 @@ import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.serving.ServingEngine;
-import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
 import tierlab.sim.metrics.CounterSnapshot;
 import tierlab.sim.metrics.PassMetric;
 import tierlab.sim.metrics.PassMetrics;
+import tierlab.sim.testkit.SimRig;
 import tierlab.sim.workload.MooncakeWorkload;
 
 /** The Mooncake trace in data/ replays end to end in sim mode, with zero payload mismatches. */
@@ -48,10 +43,7 @@ class MooncakeReplayTest {
         Geometry geometry = new Geometry(tierlab.model.geometry.ModelShape.QWEN3_8B, 512, 1);
         List<RequestSpec> requests = MooncakeWorkload.load(TRACE, geometry, new MooncakeWorkload.Options(0, timeScale));
         StoreSettings settings = StoreSettings.defaults(geometry, 512L << 30, 4096L << 30);
-        DecisionTrace trace = new DecisionTrace();
-        TieredStore store = new TieredStore(settings, trace);
-        ServingEngine scheduler = ServingEngines.create(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
+        SimRuntime runtime = SimRig.of(settings, new SchedulerSettings(64, 16_384, 12_000, 2, true), 1).runtime();
         requests.forEach(runtime::submit);
         CounterSnapshot start = runtime.counterSnapshot();
         long wallStart = System.nanoTime();

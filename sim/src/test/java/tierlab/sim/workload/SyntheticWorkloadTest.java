@@ -18,6 +18,7 @@ import org.junit.jupiter.api.function.Executable;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.RequestSpec;
+import tierlab.model.testkit.Rejections;
 import tierlab.sim.kernel.SeedTree;
 
 class SyntheticWorkloadTest {
@@ -216,7 +217,6 @@ class SyntheticWorkloadTest {
     }
 
     private static void assertMessage(String field, Executable construct) {
-        IllegalArgumentException error = assertThrows(IllegalArgumentException.class, construct);
-        assertTrue(error.getMessage().startsWith(field), () -> "expected a message naming " + field + ": " + error.getMessage());
+        Rejections.assertRejectedLeading(field, construct);
     }
 }
