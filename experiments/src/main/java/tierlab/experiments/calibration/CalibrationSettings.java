@@ -77,9 +77,13 @@ public record CalibrationSettings(Path file, long fileBytes, List<String> access
                 true, 20_261_130L);
     }
 
-    /** {@code --quick}: 4 patterns × 2 sizes × 2 depths, 50 ms each, one pass, a 16 MiB file: a second or two. */
+    /**
+     * {@code --quick}: 4 patterns × 2 sizes × 2 depths, 50 ms each, one pass, a 16 MiB file: a second or two.
+     * The sizes are 4 KiB and 1 MiB: with 50 ms per point on a busy host, 4 KiB against 256 KiB could
+     * time a larger write as no slower than a small one, and the fit then refuses a negative per-byte cost.
+     */
     public static CalibrationSettings quick(Path file) {
-        return new CalibrationSettings(file, 16L << 20, ACCESS_NAMES, List.of(4 << 10, 256 << 10), List.of(1, 8), 0.05, 1,
+        return new CalibrationSettings(file, 16L << 20, ACCESS_NAMES, List.of(4 << 10, 1 << 20), List.of(1, 8), 0.05, 1,
                 "best", "qwen3-8b-h100", "calibrated-" + hostName(), true, 20_261_130L);
     }
 
