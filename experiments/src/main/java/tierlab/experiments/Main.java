@@ -88,7 +88,9 @@ public final class Main implements Runnable {
      */
     static String describe(Throwable exception) {
         String message = exception.getMessage();
-        if (exception instanceof CommandException) {
+        // A TraceException's message is written for the user too (file, line, what is wrong); the
+        // trace reader lives in sim/ and cannot throw this module's CommandException.
+        if (exception instanceof CommandException || exception instanceof tierlab.sim.workload.TraceException) {
             return oneLine(message);
         }
         String type = exception.getClass().getSimpleName();

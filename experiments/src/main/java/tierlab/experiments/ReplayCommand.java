@@ -82,6 +82,13 @@ public final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // Typed paths are the caller's; the defaults name files in the repository, where the launcher runs.
+        if (spec.commandLine().getParseResult().hasMatchedOption("--trace")) {
+            trace = CallerPaths.resolve(trace);
+        }
+        if (spec.commandLine().getParseResult().hasMatchedOption("--out")) {
+            out = CallerPaths.resolve(out);
+        }
         List<Long> capacityBlocks = validatedCapacities();
         List<String> policyNames = validatedPolicies();
         // Refuse a bad --out before the replays rather than after them.

@@ -170,7 +170,11 @@ public final class HuntCommand implements Callable<Integer> {
         ReplayFile saved;
         try {
             saved = ReplayFile.read(file);
-        } catch (IOException | IllegalArgumentException bad) {
+        } catch (IllegalArgumentException bad) {
+            // Already one line that starts with the file and says where and what (ReplayFile.read).
+            stderr().println("hunt: " + bad.getMessage());
+            return 2;
+        } catch (IOException bad) {
             stderr().println("hunt: cannot read replay file " + file + ": " + bad.getMessage());
             return 2;
         }
