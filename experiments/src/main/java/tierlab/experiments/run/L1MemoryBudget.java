@@ -21,6 +21,7 @@ final class L1MemoryBudget {
     private final long totalBytes;
     private final String source;
     private long inUseBytes;
+    private long peakInUseBytes;
 
     /** The bytes a run holds until {@link #close()}. */
     interface Grant extends AutoCloseable {
@@ -71,6 +72,7 @@ final class L1MemoryBudget {
             wait();
         }
         inUseBytes += bytes;
+        peakInUseBytes = Math.max(peakInUseBytes, inUseBytes);
         boolean[] released = new boolean[1];
         return () -> {
             synchronized (L1MemoryBudget.this) {
@@ -85,6 +87,11 @@ final class L1MemoryBudget {
 
     synchronized long inUseBytes() {
         return inUseBytes;
+    }
+
+    /** The most bytes held at once so far. */
+    synchronized long peakInUseBytes() {
+        return peakInUseBytes;
     }
 
     /**
