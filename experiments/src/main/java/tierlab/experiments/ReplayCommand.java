@@ -55,8 +55,8 @@ public final class ReplayCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--trace", paramLabel = "FILE", defaultValue = DEFAULT_TRACE,
-            description = "Mooncake JSONL trace, relative to the current folder (the launcher runs from the"
-                    + " repository root) [default: ${DEFAULT-VALUE}].")
+            description = "Mooncake JSONL trace; a relative path is taken from the folder you call tierlab in"
+                    + " [default: ${DEFAULT-VALUE}, in the repository].")
     private Path trace;
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = DEFAULT_OUT,

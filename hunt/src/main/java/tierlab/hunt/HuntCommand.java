@@ -175,7 +175,8 @@ public final class HuntCommand implements Callable<Integer> {
             stderr().println("hunt: " + bad.getMessage());
             return 2;
         } catch (IOException bad) {
-            stderr().println("hunt: cannot read replay file " + file + ": " + bad.getMessage());
+            stderr().println("hunt: cannot read replay file " + file + ": "
+                    + (bad instanceof java.nio.file.NoSuchFileException ? "no such file" : bad.getMessage()));
             return 2;
         }
         stdout().printf("replay %s: %s seed %d, recorded %s at %s%n", file, saved.target(), saved.seed(), saved.check(),

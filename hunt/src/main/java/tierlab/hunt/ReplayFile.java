@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.InputStream;
@@ -99,6 +100,9 @@ public record ReplayFile(int format, String target, long seed, Check check, int 
                     "field '" + field + "' must be " + typeName(mismatched.getTargetType());
             case com.fasterxml.jackson.core.io.JsonEOFException eof -> "the file ends inside a JSON value (cut short?)";
             case StreamReadException read -> "not valid JSON";
+            // A record's constructor refused the value: its own message says why, in this project's words.
+            case ValueInstantiationException refused when refused.getCause() instanceof IllegalArgumentException why ->
+                    (field.isEmpty() ? "" : "field '" + field + "': ") + why.getMessage();
             default -> field.isEmpty() ? "not a replay file" : "field '" + field + "' has a value this format does not allow";
         };
     }
