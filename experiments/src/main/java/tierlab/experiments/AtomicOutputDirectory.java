@@ -77,13 +77,21 @@ public final class AtomicOutputDirectory {
         Path parent = absolute.getParent();
         Path firstCreated = firstMissingAncestor(parent);
         Path temporary = null;
+        ExitCleanup.Registration onExit = null;
         try {
             Files.createDirectories(parent);
             temporary = createTemporaryFolder(parent, "." + absolute.getFileName() + ".tmp-");
+            // SIGINT or SIGTERM while the files are written: the half-written folder goes too.
+            Path written = temporary;
+            onExit = ExitCleanup.register(() -> deleteQuietly(written));
             contents.writeInto(temporary);
             moveIntoPlace(temporary, absolute);
             temporary = null;
+            onExit.close(); // the folder is the output now, under another name: nothing left to delete
         } catch (IOException | RuntimeException e) {
+            if (onExit != null) {
+                onExit.close();
+            }
             deleteQuietly(temporary);
             removeEmptyFolders(firstCreated, parent);
             if (e instanceof CommandException commandException) {

@@ -21,8 +21,19 @@ public class CommandException extends RuntimeException {
      */
     public static String describe(Throwable exception) {
         String message = exception.getMessage();
-        if (exception instanceof CommandException) {
+        // A TraceException's message is written for the user too (file, line, what is wrong); the
+        // trace reader lives in sim/ and cannot throw this module's CommandException.
+        if (exception instanceof CommandException || exception instanceof tierlab.sim.workload.TraceException) {
             return oneLine(message);
+        }
+        // A file that could not be read or written: the file and the cause in words (ENOSPC → "no space
+        // left on device"), not the JDK's exception name.
+        Throwable io = exception instanceof java.io.UncheckedIOException unchecked ? unchecked.getCause() : exception;
+        if (io instanceof java.nio.file.FileSystemException fileProblem && fileProblem.getFile() != null) {
+            return fileProblem.getFile() + ": " + IoProblems.describe(fileProblem);
+        }
+        if (io instanceof java.io.IOException) {
+            return IoProblems.describe(io);
         }
         String type = exception.getClass().getSimpleName();
         return message == null || message.isBlank() ? type : type + ": " + oneLine(message);

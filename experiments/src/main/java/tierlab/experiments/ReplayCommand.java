@@ -55,8 +55,8 @@ public final class ReplayCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--trace", paramLabel = "FILE", defaultValue = DEFAULT_TRACE,
-            description = "Mooncake JSONL trace, relative to the current folder (the launcher runs from the"
-                    + " repository root) [default: ${DEFAULT-VALUE}].")
+            description = "Mooncake JSONL trace; a relative path is taken from the folder you call tierlab in"
+                    + " [default: ${DEFAULT-VALUE}, in the repository].")
     private Path trace;
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = DEFAULT_OUT,
@@ -82,6 +82,13 @@ public final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // Typed paths are the caller's; the defaults name files in the repository, where the launcher runs.
+        if (spec.commandLine().getParseResult().hasMatchedOption("--trace")) {
+            trace = CallerPaths.resolve(trace);
+        }
+        if (spec.commandLine().getParseResult().hasMatchedOption("--out")) {
+            out = CallerPaths.resolve(out);
+        }
         List<Long> capacityBlocks = validatedCapacities();
         List<String> policyNames = validatedPolicies();
         // Refuse a bad --out before the replays rather than after them.

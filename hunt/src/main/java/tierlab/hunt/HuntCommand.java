@@ -170,8 +170,13 @@ public final class HuntCommand implements Callable<Integer> {
         ReplayFile saved;
         try {
             saved = ReplayFile.read(file);
-        } catch (IOException | IllegalArgumentException bad) {
-            stderr().println("hunt: cannot read replay file " + file + ": " + bad.getMessage());
+        } catch (IllegalArgumentException bad) {
+            // Already one line that starts with the file and says where and what (ReplayFile.read).
+            stderr().println("hunt: " + bad.getMessage());
+            return 2;
+        } catch (IOException bad) {
+            stderr().println("hunt: cannot read replay file " + file + ": "
+                    + (bad instanceof java.nio.file.NoSuchFileException ? "no such file" : bad.getMessage()));
             return 2;
         }
         stdout().printf("replay %s: %s seed %d, recorded %s at %s%n", file, saved.target(), saved.seed(), saved.check(),

@@ -83,6 +83,15 @@ final class CalibrationRun {
         Instant startedAt = Instant.now();
         long startNs = System.nanoTime();
         CalibrationSummary[] summary = new CalibrationSummary[1];
+        // SIGINT or SIGTERM during the measurements: the test file (up to GiBs) goes too.
+        tierlab.experiments.ExitCleanup.Registration testFile = tierlab.experiments.ExitCleanup.register(() -> {
+            try {
+                Files.deleteIfExists(settings.file());
+                Files.deleteIfExists(scratch);
+            } catch (IOException ignored) {
+                // A leftover empty scratch folder is harmless.
+            }
+        });
         try {
             AtomicOutputDirectory.write(target, owned, folder -> {
                 try {
@@ -105,12 +114,7 @@ final class CalibrationRun {
                         placed, command, wallSeconds, startedAt)), StandardCharsets.UTF_8);
             });
         } finally {
-            try {
-                Files.deleteIfExists(settings.file());
-                Files.deleteIfExists(scratch);
-            } catch (IOException ignored) {
-                // A leftover empty scratch folder is harmless.
-            }
+            testFile.close();
         }
         stdout.println(CalibrationExperiment.describe(summary[0]).replace(summary[0].outputDirectory().toString(), target.toString()));
         stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted().toList()));

@@ -63,6 +63,10 @@ public final class ExperimentLoader {
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read the experiment file (" + ExperimentParsing.describeIo(e) + ")", e);
         }
+        String binary = tierlab.sim.workload.BinaryContent.describe(bytes);
+        if (binary != null) {
+            throw new CommandException(file + ": " + binary + "; an experiment file is YAML or JSON text");
+        }
         ObjectMapper mapper = ExperimentParsing.mapperFor(file);
         // Bind straight from the text first: Jackson then knows the line of every bad field.
         String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);

@@ -27,6 +27,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tierlab.experiments.AtomicOutputDirectory;
+import tierlab.experiments.CallerPaths;
+import tierlab.experiments.ExitCleanup;
+import tierlab.experiments.OutputFolderCheck;
+import tierlab.experiments.StaleOutputs;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.DemoReport;
 import tierlab.experiments.MissRatioChart;
@@ -91,7 +95,17 @@ public final class RunCommand implements Callable<Integer> {
         if (threads < 1) {
             throw new ParameterException(spec.commandLine(), "--jobs: must be >= 1, was " + threads);
         }
+        file = CallerPaths.resolve(file);
+        out = CallerPaths.resolve(out);
         ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
+        // Before any run: what killed runs left beside the output, then whether the output can be written at all.
+        Path parent = outFolder(experiment).toAbsolutePath().normalize().getParent();
+        if (parent != null) {
+            PrintWriter stderr = spec.commandLine().getErr();
+            StaleOutputs.clean(parent).forEach(line -> stderr.println("tierlab: " + line));
+            stderr.flush();
+        }
+        checkOutputFolder(experiment, threads);
         if (experiment.kind().equals("calibration")) {
             return CalibrationRun.run(experiment, outFolder(experiment), command(experiment), quiet, spec.commandLine().getOut());
         }
@@ -108,15 +122,15 @@ public final class RunCommand implements Callable<Integer> {
         Replay replay = missRatioCurves(experiment, executor);
         MissRatioCurves curves = replay == null ? null : replay.curves();
         List<RunResult> results;
-        try (Progress progress = new Progress(experiment, quiet, stdout)) {
+        // Closed on every path that runs code: normally here, by the shutdown hook on SIGINT and SIGTERM.
+        try (Progress progress = new Progress(experiment, quiet, stdout);
+             ExitCleanup.Registration scratchFiles = ExitCleanup.register(() -> deleteOwnScratch(scratch))) {
             results = new LocalSweepExecutor(threads).run(experiment.points(), executor::run, progress);
-        } finally {
-            deleteQuietly(scratch);
         }
         double wallSeconds = (System.nanoTime() - startNs) / 1e9;
 
         RunInfo info = RunInfo.of(experiment, results, command(experiment), wallSeconds, threads, startedAt);
-        String runJson = ResultFiles.json(info.json(experiment, results));
+        String runJson = ResultFiles.json(info.json(experiment, results, executor.l1LockByRun()));
         ChartSpecs specs = ChartSpecs.of(experiment.file(), ChartSpecs.textOf(experiment.file()), experiment.spec());
         List<String> chartFailures = new ArrayList<>();
         Plotter.Plotted[] plotted = new Plotter.Plotted[1];
@@ -291,18 +305,46 @@ public final class RunCommand implements Callable<Integer> {
         return md.toString();
     }
 
-    private static void deleteQuietly(Path folder) {
+    /**
+     * Deletes this process's scratch L2 files and the scratch folder once it is empty. Files of
+     * another tierlab process running the same experiment beside this one (their names carry their
+     * process id) are left alone.
+     */
+    static void deleteOwnScratch(Path folder) {
         if (!Files.isDirectory(folder)) {
             return;
         }
+        long pid = ProcessHandle.current().pid();
         try (var files = Files.list(folder)) {
             for (Path path : files.toList()) {
-                Files.deleteIfExists(path);
+                if (StaleOutputs.scratchFileOwner(path.getFileName().toString()) == pid) {
+                    Files.deleteIfExists(path);
+                }
             }
             Files.deleteIfExists(folder);
         } catch (IOException ignored) {
-            // Scratch L2 files are deleted by each run already; an empty folder left behind is harmless.
+            // Not empty (another process's run) or already gone: the next run cleans what a dead process left.
         }
+    }
+
+    /**
+     * The output folder must be writable and have room for the outputs and for the scratch L2 files
+     * of the hybrid and live runs that run at the same time (the largest {@code threads} of them).
+     */
+    private void checkOutputFolder(ExperimentLoader.Experiment experiment, int threads) {
+        List<Long> scratchBytes = experiment.points().stream()
+                .map(RunPoint::config)
+                .filter(config -> !config.mode().equals("sim") && config.l2File() == null)
+                .map(config -> config.store().l2CapacityBytes())
+                .sorted(java.util.Comparator.reverseOrder())
+                .toList();
+        List<Long> concurrent = scratchBytes.subList(0, Math.min(threads, scratchBytes.size()));
+        long scratchTotal = concurrent.stream().mapToLong(Long::longValue).sum();
+        String why = concurrent.isEmpty() ? "tables, charts and report"
+                : concurrent.size() + " scratch L2 file" + (concurrent.size() == 1 ? "" : "s") + " of "
+                        + OutputFolderCheck.size(concurrent.getFirst()) + (concurrent.size() == 1 ? "" : " at most")
+                        + " for the hybrid/live runs at a time, plus tables, charts and report";
+        OutputFolderCheck.check(outFolder(experiment), scratchTotal + OutputFolderCheck.OUTPUT_RESERVE_BYTES, why);
     }
 
     /** A progress bar on a terminal; one line per finished run otherwise (logs, CI). */

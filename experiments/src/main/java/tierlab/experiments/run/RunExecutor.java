@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import tierlab.engine.BlockingStorage;
+import tierlab.experiments.IoProblems;
+import tierlab.experiments.OutputFolderCheck;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
 import tierlab.engine.live.LiveRuntime;
@@ -55,10 +57,76 @@ public final class RunExecutor {
 
     private final Path scratch;
     private final Map<Path, MooncakeTrace> traces = new ConcurrentHashMap<>();
+    /** Taken lazily: a sweep of sim runs never reads the host's memory. */
+    private volatile L1MemoryBudget l1Budget;
+    /** Whether each hybrid or live run's L1 arena was mlocked, or why not (run.json), by run index. */
+    private final Map<Integer, String> l1LockByRun = new ConcurrentHashMap<>();
 
     /** @param scratch where hybrid and live runs put their L2 files (deleted after each run) */
     public RunExecutor(Path scratch) {
+        this(scratch, null);
+    }
+
+    /**
+     * @param l1Budget the native memory the L1 arenas of concurrent runs may take together; null
+     *                 for three quarters of what the host has available when the first such run starts
+     */
+    RunExecutor(Path scratch, L1MemoryBudget l1Budget) {
         this.scratch = scratch;
+        this.l1Budget = l1Budget;
+    }
+
+    /** By run index: whether the run's L1 arena was mlocked, or why not; only hybrid and live runs are here. */
+    Map<Integer, String> l1LockByRun() {
+        return Map.copyOf(l1LockByRun);
+    }
+
+    private L1MemoryBudget l1Budget() {
+        L1MemoryBudget budget = l1Budget;
+        if (budget == null) {
+            synchronized (this) {
+                if (l1Budget == null) {
+                    l1Budget = L1MemoryBudget.ofHost();
+                }
+                budget = l1Budget;
+            }
+        }
+        return budget;
+    }
+
+    /**
+     * The run's L1 arena once the budget has room for it, mlocked so that KV bytes are never
+     * swapped out between an L2 read and their use; the lock's outcome goes to run.json. Closing
+     * the returned arena frees the memory and gives its bytes back to the budget.
+     */
+    private L1Arena l1Arena(RunPoint point, long bytes) {
+        L1MemoryBudget.Grant grant;
+        try {
+            grant = l1Budget().acquire(bytes);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for memory for the L1 arena", e);
+        }
+        try {
+            PinnedArena arena = PinnedArena.allocate(bytes, true);
+            l1LockByRun.put(point.index(), arena.lockStatus().reason());
+            return new L1Arena(arena, grant);
+        } catch (RuntimeException | Error e) {
+            grant.close();
+            throw e;
+        }
+    }
+
+    /** An arena and the budget bytes it holds: the bytes go back only after the memory is freed. */
+    private record L1Arena(PinnedArena arena, L1MemoryBudget.Grant grant) implements AutoCloseable {
+        @Override
+        public void close() {
+            try {
+                arena.close();
+            } finally {
+                grant.close();
+            }
+        }
     }
 
     /** The requests of each pass, generated from the run's seed. */
@@ -114,17 +182,53 @@ public final class RunExecutor {
 
     private RunResult hybrid(RunPoint point, Passes passes, ServingEngine scheduler, DecisionTrace trace, long startNs) {
         StoreSettings settings = scheduler.store().settings();
-        Path l2 = l2File(point);
-        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
-             StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
-             RealBytes bytes = new RealBytes(arena, new BlockingStorage(port, HYBRID_IO_TIMEOUT_NS),
-                     settings.geometry().laneBytes(), settings.geometry().tp())) {
-            return simulate(point, passes, scheduler, trace, bytes, startNs);
-        } catch (IOException e) {
-            throw new UncheckedIOException("hybrid run " + point.label() + ": cannot open the L2 file " + l2, e);
-        } finally {
-            deleteQuietly(l2);
+        String refused = l1Budget().refusal(settings.l1CapacityBytes());
+        if (refused != null) {
+            return notStarted(point, trace, refused, startNs);
         }
+        Path l2 = null;
+        try (L1Arena l1 = l1Arena(point, settings.l1CapacityBytes())) {
+            PinnedArena arena = l1.arena();
+            StoragePort port;
+            try {
+                l2 = l2File(point);
+                port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
+            } catch (IOException | UncheckedIOException e) {
+                // As in live mode: the run failed and says why in its row; the other runs go on.
+                return notStarted(point, trace, cannotOpen(l2 == null ? scratch : l2, settings.l2CapacityBytes(), e), startNs);
+            }
+            try (port;
+                 RealBytes bytes = new RealBytes(arena, new BlockingStorage(port, HYBRID_IO_TIMEOUT_NS),
+                         settings.geometry().laneBytes(), settings.geometry().tp())) {
+                return simulate(point, passes, scheduler, trace, bytes, startNs);
+            }
+        } finally {
+            if (l2 != null) {
+                deleteQuietly(l2);
+            }
+        }
+    }
+
+    /** "cannot open the L2 file F (N preallocated): the cause in words". */
+    private static String cannotOpen(Path l2, long l2Bytes, Exception e) {
+        return "cannot open the L2 file " + l2 + " (" + OutputFolderCheck.size(l2Bytes) + " preallocated): "
+                + IoProblems.describe(e);
+    }
+
+    /** The result of a run that failed before serving anything (no L1 memory, no L2 file). */
+    private static RunResult notStarted(RunPoint point, DecisionTrace trace, String failure, long startNs) {
+        Map<String, Double> run = new LinkedHashMap<>();
+        run.put("run.failed", 1.0);
+        run.put("run.unfinished", 0.0);
+        run.put("run.leftovers", 0.0);
+        run.put("run.mismatches", 0.0);
+        run.put("run.l2Disagreements", Double.NaN);
+        run.put("run.realMatches", 0.0);
+        run.put("run.realMismatches", 0.0);
+        run.put("run.simulatedS", Double.NaN);
+        run.put("run.events", Double.NaN);
+        return new RunResult(point, List.of(), run, List.of(), Map.of(), hex(trace.hash()), trace.eventCount(), failure,
+                List.of(), System.nanoTime() - startNs);
     }
 
     /**
@@ -299,19 +403,30 @@ public final class RunExecutor {
         RunConfig config = point.config();
         StoreSettings settings = scheduler.store().settings();
         Path persistent = config.l2File();
-        Path l2 = persistent != null ? persistent : l2File(point);
+        Path l2 = persistent;
+        if (l2 == null) {
+            try {
+                l2 = l2File(point);
+            } catch (UncheckedIOException e) {
+                return notStarted(point, trace, cannotOpen(scratch, settings.l2CapacityBytes(), e), startNs);
+            }
+        }
         var gpu = config.device().gpu();
         ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
                 gpu.decodeNsPerSequence());
         PassLoop loop = new PassLoop();
         LivePasses live = new LivePasses(scheduler);
+        String refused = l1Budget().refusal(settings.l1CapacityBytes());
+        if (refused != null) {
+            return notStarted(point, trace, refused, startNs);
+        }
         String failure = null;
-        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false);
-             StoragePort port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
+        try (L1Arena l1 = l1Arena(point, settings.l1CapacityBytes());
+             StoragePort port = StoragePorts.open(l2, l1.arena(), settings.l2CapacityBytes());
              // A persistent L2 file is opened after the port sized it and before the first write.
              WarmStart.Opened warm = persistent == null ? null : WarmStart.open(settings, l2, trace);
              LiveRuntime runtime = new LiveRuntime(live.engine(warm == null ? scheduler : warmEngine(point, warm, trace)),
-                     port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
+                     port, l1.arena(), timing, LIVE_STALL_TIMEOUT_NS)) {
             live.attach(runtime, port);
             failure = loop.run(passes, live, live.engine);
             if (failure == null) {
@@ -321,7 +436,7 @@ public final class RunExecutor {
                 }
             }
         } catch (IOException e) {
-            failure = "cannot open the L2 file " + l2 + ": " + e.getMessage();
+            failure = cannotOpen(l2, settings.l2CapacityBytes(), e);
         } catch (RuntimeException e) {
             failure = oneLine(e);
         } finally {
@@ -354,7 +469,7 @@ public final class RunExecutor {
         try {
             Files.createDirectories(scratch);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the scratch folder " + scratch, e);
+            throw new UncheckedIOException("cannot create the scratch folder " + scratch + ": " + IoProblems.describe(e), e);
         }
         return scratch.resolve("l2-run" + point.index() + "-" + ProcessHandle.current().pid() + ".bin");
     }

@@ -49,6 +49,14 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
     }
 
     public ObjectNode json(ExperimentLoader.Experiment experiment, List<RunResult> results) {
+        return json(experiment, results, Map.of());
+    }
+
+    /**
+     * @param l1LockByRun by run index, whether a hybrid or live run's L1 arena was mlocked or why not
+     *                    (RLIMIT_MEMLOCK, no CAP_IPC_LOCK); written as the run's {@code l1Lock}
+     */
+    public ObjectNode json(ExperimentLoader.Experiment experiment, List<RunResult> results, Map<Integer, String> l1LockByRun) {
         ObjectNode root = new ObjectMapper().createObjectNode();
         root.put("name", experiment.name());
         root.put("file", experiment.file().toString());
@@ -71,6 +79,10 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
             run.put("decisionTraceHash", result.decisionHash());
             run.put("decisions", result.decisionEvents());
             run.put("wallSeconds", result.wallNs() / 1e9);
+            String l1Lock = l1LockByRun.get(result.point().index());
+            if (l1Lock != null) {
+                run.put("l1Lock", l1Lock);
+            }
             if (result.failed()) {
                 run.put("failure", result.failure());
             }

@@ -46,6 +46,7 @@ public final class MooncakeTraceReader {
         if (!Files.isRegularFile(file)) {
             throw new TraceException(file, "trace file is not a regular file: " + file);
         }
+        binaryCheck(file, 8);
         List<MooncakeRequest> requests = new ArrayList<>();
         long lineNumber = 0;
         try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -57,7 +58,8 @@ public final class MooncakeTraceReader {
                 }
             }
         } catch (CharacterCodingException e) {
-            // The reader decodes ahead of the line it returns, so the bad bytes are near, not exactly at, this line.
+            // The reader decodes ahead of the line it returns: find the line of the bad bytes by reading again.
+            binaryCheck(file, Long.MAX_VALUE);
             throw new TraceException(file, file + ": not UTF-8 text (near line " + (lineNumber + 1) + ")", e);
         } catch (IOException e) {
             throw new TraceException(file, "cannot read trace file " + file + ": " + e.getMessage(), e);
@@ -68,8 +70,37 @@ public final class MooncakeTraceReader {
         return new MooncakeTrace(file, requests);
     }
 
+    /**
+     * Refuses a compressed or binary trace with one line saying so and where the text stops. Only
+     * the first {@code headBytes} are looked at before reading (enough for a compression magic
+     * number); the whole file once a line fails to decode.
+     */
+    private static void binaryCheck(Path file, long headBytes) {
+        String problem;
+        try {
+            if (headBytes >= Files.size(file)) {
+                problem = BinaryContent.describe(file);
+            } else {
+                byte[] head;
+                try (var in = Files.newInputStream(file)) {
+                    head = in.readNBytes((int) headBytes);
+                }
+                problem = BinaryContent.describeStart(head);
+            }
+        } catch (IOException e) {
+            return; // the read itself reports what is wrong with the file
+        }
+        if (problem != null) {
+            throw new TraceException(file, file + ": " + problem + "; a trace is JSON Lines text");
+        }
+    }
+
     /** Parses one non-blank line (1-based {@code lineNumber}) into a request. */
     static MooncakeRequest parseLine(Path file, long lineNumber, String line) {
+        int nul = line.indexOf('\u0000');
+        if (nul >= 0) {
+            throw new TraceFormatException(file, lineNumber, "binary data, not text (a NUL byte at column " + (nul + 1) + ")");
+        }
         JsonNode node;
         try {
             node = MAPPER.readTree(line);
