@@ -32,6 +32,10 @@ final class EngineRequest {
     int preemptions;
     HitClass admittedClass = HitClass.MISS;
     long admittedHitTokens;
+    /** Prefetches of this request whose L2 read failed (see {@link PrefetchRetryBound}). */
+    int failedPrefetches;
+    /** Its stored blocks failed to read too often: it is admitted as a miss and computes its whole prompt. */
+    boolean recomputeStored;
     /** Why this parked request was still a MIXED or L2 hit at the last pass (null: not known). */
     TieredStore.MixedOrL2Witness parkedWitness;
 

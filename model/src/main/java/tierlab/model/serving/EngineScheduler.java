@@ -67,6 +67,7 @@ public final class EngineScheduler implements ServingEngine {
     private long deferralCount;
     private long preemptionCount;
     private long computedPromptTokens;
+    private final PrefetchRetryBound retryBound = new PrefetchRetryBound();
     /** Bumped whenever a request is put back at the front of the waiting queue (appends leave the front alone). */
     private long waitingFrontEpoch;
 
@@ -164,6 +165,9 @@ public final class EngineScheduler implements ServingEngine {
                 request.prefetched = true;
                 admitRunning(request, request.hit, nowNs);
             } else {
+                if (!succeeded) {
+                    retryBound.failed(request, trace);
+                }
                 // Failed (or the computed prefix changed): drop the lease and look the request up again.
                 backToWaiting(request, nowNs);
             }
@@ -295,7 +299,7 @@ public final class EngineScheduler implements ServingEngine {
             passLeading = false;
             return false;
         }
-        if (!settings.offload()) {
+        if (!settings.offload() || request.recomputeStored) {
             queue.remove();
             admitRunning(request, null, nowNs);
             return true;
@@ -726,29 +730,15 @@ public final class EngineScheduler implements ServingEngine {
         return parked.runSkips;
     }
 
-    public long preemptions() {
-        return preemptionCount;
-    }
+    public long preemptions() { return preemptionCount; }
+    public long computedPromptTokens() { return computedPromptTokens; }
+    public int runningCount() { return running.size(); }
+    public int waitingCount() { return waiting.size(); }
+    public long freeGpuBlockCount() { return gpuBlocks.freeCount(); }
+    public TieredStore store() { return store; }
 
-    public long computedPromptTokens() {
-        return computedPromptTokens;
-    }
-
-    public int runningCount() {
-        return running.size();
-    }
-
-    public int waitingCount() {
-        return waiting.size();
-    }
-
-    public long freeGpuBlockCount() {
-        return gpuBlocks.freeCount();
-    }
-
-    public TieredStore store() {
-        return store;
-    }
+    /** The bound on failed prefetches per request, after which it recomputes (settable for tests). */
+    public PrefetchRetryBound retryBound() { return retryBound; }
 
     /** Finished request ids in ascending order (for tests). */
     public List<Long> finishedIds() {
