@@ -43,6 +43,11 @@ public final class ExperimentLoader {
             .build();
     /** A GPU KV cache of 384k tokens (about 56 GiB of Qwen3-8B KV on an 80 GB H100), in blocks of the geometry. */
     public static final long DEFAULT_GPU_KV_TOKENS = 384_000;
+    /**
+     * The most runs (sweep points × seeds) a file may ask for unless it raises {@code maxRuns}: far above
+     * the catalogue's largest (a few hundred), far below a grid that would take hours to expand and days to run.
+     */
+    public static final long DEFAULT_MAX_RUNS = 10_000;
     /** Names of experiments and chart files: they become folder and file names. */
     static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
@@ -112,16 +117,25 @@ public final class ExperimentLoader {
             }
         }
 
+        // Counted before anything is expanded: a grid of 10^9 cells is refused at once, not built.
+        long maxRuns = spec.maxRuns() == null ? DEFAULT_MAX_RUNS : spec.maxRuns();
+        if (maxRuns < 1) {
+            throw new CommandException(file + ": maxRuns: must be >= 1, was " + maxRuns);
+        }
+        long runCount = SweepGrid.runCount(grids, seeds.size());
+        if (runCount > maxRuns) {
+            throw new CommandException(file + ": sweep: " + (runCount == Long.MAX_VALUE ? "more than 9.2e18"
+                    : String.format(java.util.Locale.ROOT, "%,d", runCount)) + " runs (sweep points × " + seeds.size() + " seeds) exceed maxRuns "
+                    + String.format(java.util.Locale.ROOT, "%,d", maxRuns) + "; raise maxRuns at the top level of the file to run them");
+        }
         List<RunPoint> points = new ArrayList<>();
         Set<Map<String, Object>> seen = new java.util.HashSet<>();
         String mode = null;
-        List<Map<String, JsonNode>> cells = new ArrayList<>();
+        // A set in grid order: a cell two grids share runs once, found by hash rather than by a scan of
+        // every cell so far (which made a 100,000-point sweep quadratic).
+        Set<Map<String, JsonNode>> cells = new LinkedHashSet<>();
         for (Map<String, List<JsonNode>> grid : grids) {
-            for (Map<String, JsonNode> cell : SweepGrid.cells(new ArrayList<>(grid.keySet()), grid)) {
-                if (!cells.contains(cell)) {
-                    cells.add(cell);
-                }
-            }
+            cells.addAll(SweepGrid.cells(new ArrayList<>(grid.keySet()), grid));
         }
         for (Map<String, JsonNode> cell : cells) {
             ObjectNode copy = root.deepCopy();
@@ -249,17 +263,37 @@ public final class ExperimentLoader {
                 l2File);
     }
 
+    /**
+     * Profiles already parsed, by preset name or by file, size and modification time: every sweep point
+     * resolves its device, and parsing the same YAML with a fresh mapper for each of 10,000 points took
+     * most of a large sweep's loading time. A profile is an immutable record.
+     */
+    private static final Map<String, DeviceProfile> DEVICES = new java.util.concurrent.ConcurrentHashMap<>();
+
     private static DeviceProfile device(String name, Path folder) {
         boolean isFile = name.contains("/") || name.endsWith(".yaml") || name.endsWith(".yml") || name.endsWith(".json");
         if (!isFile) {
-            return withField("device", () -> DeviceProfile.preset(name));
+            DeviceProfile known = DEVICES.get("preset:" + name);
+            return known != null ? known : remember("preset:" + name, withField("device", () -> DeviceProfile.preset(name)));
         }
         Path file = folder.resolve(name).normalize();
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("device: no such profile file: " + file
                     + " (paths are relative to the experiment file's folder)");
         }
-        return withField("device", () -> DeviceProfile.load(file));
+        String key;
+        try {
+            key = "file:" + file.toAbsolutePath() + ":" + Files.size(file) + ":" + Files.getLastModifiedTime(file).toMillis();
+        } catch (IOException e) {
+            return withField("device", () -> DeviceProfile.load(file));
+        }
+        DeviceProfile known = DEVICES.get(key);
+        return known != null ? known : remember(key, withField("device", () -> DeviceProfile.load(file)));
+    }
+
+    private static DeviceProfile remember(String key, DeviceProfile profile) {
+        DEVICES.put(key, profile);
+        return profile;
     }
 
     private static FaultSettings faults(ExperimentFile.FaultSection section) {
