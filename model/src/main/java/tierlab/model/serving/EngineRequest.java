@@ -43,6 +43,20 @@ final class EngineRequest {
         this.spec = spec;
     }
 
+    /**
+     * Refuses a request whose chain names fewer keys than its prompt has full blocks: the engine reads
+     * a key for every full block it computes, and a short chain (a trace line whose ids cover less
+     * than its input) used to end the run with an ArrayIndexOutOfBoundsException mid-step.
+     */
+    static void checkChainCoversPrompt(RequestSpec spec, int blockTokens) {
+        long fullBlocks = spec.promptTokens() / blockTokens;
+        if (spec.chain().size() < fullBlocks) {
+            throw new IllegalArgumentException("request " + spec.requestId() + ": its prompt of " + spec.promptTokens()
+                    + " tokens fills " + fullBlocks + " blocks of " + blockTokens + " but its chain names only "
+                    + spec.chain().size() + " block keys");
+        }
+    }
+
     long fullBlocks(int blockTokens) {
         return spec.promptTokens() / blockTokens;
     }

@@ -85,6 +85,7 @@ public final class EngineScheduler implements ServingEngine {
         if (requestsById.containsKey(spec.requestId())) {
             throw new IllegalArgumentException("request " + spec.requestId() + " submitted twice");
         }
+        EngineRequest.checkChainCoversPrompt(spec, blockTokens);
         long blocksNeeded = Math.ceilDiv(spec.promptTokens() + spec.outputTokens(), blockTokens);
         if (blocksNeeded > settings.gpuKvBlocks()) {
             throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded
