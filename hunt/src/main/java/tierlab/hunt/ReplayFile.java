@@ -48,7 +48,15 @@ public record ReplayFile(int format, String target, long seed, Check check, int 
         AtomicFiles.write(file, temp -> JSON.writeValue(temp.toFile(), this));
     }
 
+    /** A shrunk failure is a few dozen steps; a file this large is not one (refused before parsing). */
+    public static final long MAX_FILE_BYTES = 16L << 20;
+
     public static ReplayFile read(Path file) throws IOException {
+        long size = java.nio.file.Files.size(file);
+        if (size > MAX_FILE_BYTES) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "%s: %,d bytes; a replay file is at"
+                    + " most %,d bytes (16 MiB)", file, size, MAX_FILE_BYTES));
+        }
         ReplayFile replay = JSON.readValue(file.toFile(), ReplayFile.class);
         return replay.checkedFormat(file.toString());
     }

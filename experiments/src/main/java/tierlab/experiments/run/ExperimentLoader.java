@@ -65,6 +65,12 @@ public final class ExperimentLoader {
     public static Experiment load(Path file) {
         byte[] bytes;
         try {
+            // By size first: a 50 MB file of one long string held the YAML reader for minutes.
+            long size = Files.size(file);
+            if (size > SizeLimits.MAX_EXPERIMENT_FILE_BYTES) {
+                throw new CommandException(String.format(java.util.Locale.ROOT, "%s: the experiment file is %,d bytes;"
+                        + " an experiment file is at most %,d bytes (1 MiB)", file, size, SizeLimits.MAX_EXPERIMENT_FILE_BYTES));
+            }
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read the experiment file (" + ExperimentParsing.describeIo(e) + ")", e);
@@ -237,6 +243,9 @@ public final class ExperimentLoader {
         if (baseline.equals(RunConfig.NO_OFFLOAD)) {
             schedulerSettings = schedulerSettings.withoutOffload();
         }
+        // Before any run allocates: a store or GPU pool larger than this JVM can hold is one line, not an OOM.
+        SizeLimits.check(storeSettings, (Double) parameters.get("store.l2CapacityGiB"), schedulerSettings,
+                SizeLimits.heapBudgetBytes());
         parameters.put("scheduler.concurrency", schedulerSettings.maxNumSeqs());
         parameters.put("scheduler.maxBatchedTokens", schedulerSettings.maxBatchedTokens());
         parameters.put("scheduler.gpuKvBlocks", schedulerSettings.gpuKvBlocks());
