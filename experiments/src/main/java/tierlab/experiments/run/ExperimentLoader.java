@@ -48,6 +48,10 @@ public final class ExperimentLoader {
      * the catalogue's largest (a few hundred), far below a grid that would take hours to expand and days to run.
      */
     public static final long DEFAULT_MAX_RUNS = 10_000;
+    /** The shortest period of the time series: a shorter one samples every event anyway, and below 1 ns it rounds to none. */
+    static final double MIN_SAMPLE_INTERVAL_MS = 0.001;
+    /** The longest period: 10^12 ms keeps the next sample's time in nanoseconds far from overflow. */
+    static final double MAX_SAMPLE_INTERVAL_MS = 1e12;
     /** Names of experiments and chart files: they become folder and file names. */
     static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
@@ -264,6 +268,16 @@ public final class ExperimentLoader {
         parameters.put("faults.reorderWindowMs", faults.reorderWindowNs() / 1e6);
         parameters.put("faults.stuckProbability", faults.stuckProbability());
         double sampleMs = positive("sampleIntervalMs", or(spec.sampleIntervalMs(), 100.0));
+        if (sampleMs < MIN_SAMPLE_INTERVAL_MS) {
+            // 1e-9 ms rounded to 0 ns, which switched sampling off: an empty timeseries.csv without a word.
+            throw new IllegalArgumentException("sampleIntervalMs: must be at least " + MIN_SAMPLE_INTERVAL_MS
+                    + " (1 µs of virtual time; the time series counts whole nanoseconds), was " + sampleMs);
+        }
+        if (sampleMs > MAX_SAMPLE_INTERVAL_MS) {
+            // The next sample's time would overflow a long of nanoseconds, and wrap into sampling every event.
+            throw new IllegalArgumentException("sampleIntervalMs: must be at most " + MAX_SAMPLE_INTERVAL_MS
+                    + " (about 31 years of virtual time), was " + sampleMs);
+        }
         // Axes deeper than the fixed columns (say workload.synthetic.arrivals.ratePerSecond) get a column too.
         cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
                 : value.isBoolean() ? value.booleanValue() : value.isTextual() ? value.asText() : value.toString()));
