@@ -319,6 +319,7 @@ public final class SimRuntime implements CompletionTimeline {
     private void check() {
         if (checkInvariants) {
             driver.engine().checkInvariants();
+            driver.watchdog().checkInvariants();
         }
     }
 

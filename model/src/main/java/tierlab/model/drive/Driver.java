@@ -76,6 +76,10 @@ public final class Driver {
         this.compute = newCompute;
     }
 
+    public ProgressWatchdog watchdog() {
+        return watchdog;
+    }
+
     /** Another watchdog (tests lower its limits). */
     public void setWatchdog(ProgressWatchdog replacement) {
         this.watchdog = replacement;

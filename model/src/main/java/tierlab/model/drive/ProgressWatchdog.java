@@ -75,4 +75,17 @@ public final class ProgressWatchdog {
                     + ": " + consecutiveFailuresLimit + " in a row, none succeeded (last error: " + completion.errorName() + ")");
         }
     }
+
+    /** Its counters stay within their limits between completions (a rule that fired has thrown). */
+    public void checkInvariants() {
+        if (sinceProgress < 0 || sinceProgress > completionsWithoutProgressLimit) {
+            throw new IllegalStateException("watchdog: " + sinceProgress + " completions since progress, limit "
+                    + completionsWithoutProgressLimit);
+        }
+        if (failedReadsInARow < 0 || failedReadsInARow >= consecutiveFailuresLimit
+                || failedWritesInARow < 0 || failedWritesInARow >= consecutiveFailuresLimit) {
+            throw new IllegalStateException("watchdog: " + failedReadsInARow + " failed reads and " + failedWritesInARow
+                    + " failed writes in a row, limit " + consecutiveFailuresLimit);
+        }
+    }
 }

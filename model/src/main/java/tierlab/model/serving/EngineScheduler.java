@@ -757,12 +757,17 @@ public final class EngineScheduler implements ServingEngine {
     public void checkInvariants() {
         int prefetching = 0;
         long heldBlocks = 0;
+        long givenUp = 0;
+        long givenUpAfterFailures = 0;
         for (EngineRequest request : requestsById.values()) {
             if (request.phase == EngineRequest.Phase.PREFETCHING) {
                 prefetching++;
             }
             heldBlocks += request.gpuBlocks.size();
+            givenUp += request.recomputeStored ? 1 : 0;
+            givenUpAfterFailures += request.recomputeStored && request.failedPrefetches > 0 ? 1 : 0;
         }
+        retryBound.checkInvariants(givenUp, givenUpAfterFailures);
         if (prefetching != activePrefetches) {
             throw new IllegalStateException("I5: " + prefetching + " requests prefetching but the count says " + activePrefetches);
         }

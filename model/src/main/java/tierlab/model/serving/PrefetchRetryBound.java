@@ -46,4 +46,16 @@ public final class PrefetchRetryBound {
             trace.record("prefetch-give-up", request.spec.requestId(), request.failedPrefetches);
         }
     }
+
+    /**
+     * Every request that gave up is counted once, and gave up after failed prefetches: the engine
+     * counts its requests that recompute their stored blocks ({@code givenUp}) and those of them with
+     * at least one failed prefetch ({@code givenUpAfterFailures}).
+     */
+    void checkInvariants(long givenUp, long givenUpAfterFailures) {
+        if (givenUp != giveUps || givenUpAfterFailures != giveUps || limit < 1) {
+            throw new IllegalStateException("prefetch retry bound: " + giveUps + " give-ups counted, " + givenUp
+                    + " requests recompute their stored blocks, " + givenUpAfterFailures + " of them with at least one failed prefetch");
+        }
+    }
 }
