@@ -224,6 +224,7 @@ public final class ExperimentLoader {
         parameters.put("seed", seed);
 
         WorkloadPlan workload = WorkloadSections.resolve(spec.workload(), folder, parameters);
+        SizeLimits.checkWorkload(workload, SizeLimits.heapBudgetBytes());
         Geometry geometry = workload.geometry();
         if (!runMode.virtualClock() && workload instanceof WorkloadPlan.LongPrefill plan && plan.clientConcurrency() > 0) {
             throw new IllegalArgumentException("workload.clientConcurrency: live mode sends requests at their arrival"

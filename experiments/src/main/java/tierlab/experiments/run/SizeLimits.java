@@ -25,6 +25,14 @@ final class SizeLimits {
     /** Heap per GPU block: a boxed id in the engine's free list. */
     static final long HEAP_BYTES_PER_GPU_BLOCK = 32;
 
+    /**
+     * Heap per generated request: its spec, the engine's request, its outcome, TTFT and table row
+     * (more with its chain, below).
+     */
+    static final long HEAP_BYTES_PER_REQUEST = 512;
+    /** Heap per block key of a request's chain: the key and its list slot. */
+    static final long HEAP_BYTES_PER_CHAIN_BLOCK = 40;
+
     private SizeLimits() {
     }
 
@@ -54,6 +62,50 @@ final class SizeLimits {
                     + " %s of heap, more than half of the %.1f GiB this JVM may use; at most %,d here", scheduler.gpuKvBlocks(),
                     size(saturatedTimes(scheduler.gpuKvBlocks(), HEAP_BYTES_PER_GPU_BLOCK)), 2 * budgetBytes / Fields.GIB, maxGpuBlocks));
         }
+    }
+
+    /**
+     * The generated workload must fit too: {@code prompts: 2000000000} or a synthetic
+     * {@code requestCount} of two billion used to end in an OutOfMemoryError trace while the requests
+     * were drawn. Mooncake traces are bounded by their file.
+     */
+    static void checkWorkload(WorkloadPlan workload, long budgetBytes) {
+        int blockTokens = workload.geometry().blockTokens();
+        switch (workload) {
+            case WorkloadPlan.LongPrefill plan -> {
+                long passes = plan.passes().size();
+                long perPrompt = perRequest(plan.settings().promptTokens().maxTokens(), blockTokens);
+                long maxPrompts = budgetBytes / passes / perPrompt;
+                if (maxPrompts == 0) {
+                    throw new IllegalArgumentException(String.format(Locale.ROOT, "workload.promptTokens: one prompt of %,d"
+                            + " tokens needs %s of heap, more than half of the %.1f GiB this JVM may use",
+                            plan.settings().promptTokens().maxTokens(), size(saturatedTimes(passes, perPrompt)), 2 * budgetBytes / Fields.GIB));
+                }
+                if (plan.settings().prompts() > maxPrompts) {
+                    throw new IllegalArgumentException(String.format(Locale.ROOT, "workload.prompts: %,d prompts × %d passes"
+                            + " of up to %,d tokens need %s of heap, more than half of the %.1f GiB this JVM may use; at most"
+                            + " %,d prompts of this length here", plan.settings().prompts(), passes,
+                            plan.settings().promptTokens().maxTokens(), size(saturatedTimes(plan.settings().prompts() * passes, perPrompt)),
+                            2 * budgetBytes / Fields.GIB, maxPrompts));
+                }
+            }
+            case WorkloadPlan.Synthetic plan -> {
+                long tokens = plan.settings().promptTokens().maxTokens() + plan.settings().sharedPrefixes().prefixTokens();
+                long perRequest = perRequest(tokens, blockTokens);
+                long maxRequests = budgetBytes / perRequest;
+                if (plan.settings().requestCount() > maxRequests) {
+                    throw new IllegalArgumentException(String.format(Locale.ROOT, "workload.synthetic.requestCount: %,d requests"
+                            + " of up to %,d tokens need %s of heap, more than half of the %.1f GiB this JVM may use; at most"
+                            + " %,d here", plan.settings().requestCount(), tokens,
+                            size(saturatedTimes(plan.settings().requestCount(), perRequest)), 2 * budgetBytes / Fields.GIB, maxRequests));
+                }
+            }
+            case WorkloadPlan.Mooncake plan -> { }
+        }
+    }
+
+    private static long perRequest(long promptTokens, int blockTokens) {
+        return saturatedTimes(promptTokens / blockTokens, HEAP_BYTES_PER_CHAIN_BLOCK) + HEAP_BYTES_PER_REQUEST;
     }
 
     private static long saturatedTimes(long a, long b) {

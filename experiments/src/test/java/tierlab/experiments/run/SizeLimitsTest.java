@@ -55,6 +55,24 @@ class SizeLimitsTest {
         System.out.printf("%s refused in %d ms: %s%n", name, tookMs, err);
     }
 
+    /** Siblings found on the way: generated workloads were drawn until the heap ran out. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            two billion prompts      | workload: {type: long-prefill, prompts: 2000000000, promptTokens: 500}                   | workload.prompts: 2,000,000,000 prompts × 2 passes of up to 500 tokens need
+            a billion-token prompt   | workload: {type: long-prefill, prompts: 4, promptTokens: 1000000000}                     | workload.promptTokens: one prompt of 1,000,000,000 tokens needs
+            two billion synthetic    | workload: {type: synthetic, synthetic: {requestCount: 2000000000, arrivals: {kind: poisson, ratePerSecond: 10}, promptTokens: {kind: fixed, tokens: 100}, outputTokens: {kind: fixed, tokens: 1}}} | workload.synthetic.requestCount: 2,000,000,000 requests of up to 100 tokens need
+            """)
+    void aWorkloadThisMachineCannotHoldIsOneLineNamingTheField(String name, String workload, String expected) throws IOException {
+        long start = System.nanoTime();
+        RunCommandTest.Run run = runFile("name: sized\n" + workload + "\n");
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(1, run.exitCode(), run.out());
+        String err = run.err().strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.contains(expected) && err.contains("this JVM may use"), err);
+        assertTrue(tookMs < 5_000, name + " refused in " + tookMs + " ms");
+    }
+
     @Test
     void aFiftyMegabyteExperimentFileIsRefusedByItsSize() throws IOException {
         long start = System.nanoTime();
