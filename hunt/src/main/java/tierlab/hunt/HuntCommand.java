@@ -34,11 +34,17 @@ public final class HuntCommand implements Callable<Integer> {
     static final int EXAMPLES_PER_ROUND = 250;
     static final long PROGRESS_INTERVAL_NS = 10_000_000_000L;
     static final int MAX_REPLAY_FILES = 100;
+    /**
+     * The longest hunt, a week: {@code --minutes Infinity} (or 1e300) used to overflow the deadline
+     * into the past and exit 0 after 0 schedules, a false pass.
+     */
+    static final double MAX_MINUTES = 7 * 24 * 60;
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--minutes", defaultValue = "30", description = "How long to hunt (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--minutes", defaultValue = "30",
+            description = "How long to hunt, more than 0 and at most 10080 (a week) (default: ${DEFAULT-VALUE}).")
     double minutes;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the first round; round k uses seed + k (default: ${DEFAULT-VALUE}).")
@@ -66,8 +72,8 @@ public final class HuntCommand implements Callable<Integer> {
         if (replay != null) {
             return replay(replay);
         }
-        if (!(minutes > 0)) {
-            stderr().println("hunt: --minutes must be positive, was " + minutes);
+        if (!(minutes > 0 && minutes <= MAX_MINUTES)) {
+            stderr().println("hunt: --minutes must be more than 0 and at most " + (long) MAX_MINUTES + " (a week), was " + minutes);
             return 2;
         }
         Set<KnownBug> bugs;
@@ -119,7 +125,8 @@ public final class HuntCommand implements Callable<Integer> {
                 bugs.isEmpty() ? "none" : bugs, out);
         stdout().flush();
         long round = 0;
-        while (System.nanoTime() < deadlineNs) {
+        // At least one round, however short the time: a hunt never reports a pass over 0 schedules.
+        do {
             Profile profile = profiles.get((int) (round % profiles.size()));
             long roundSeed = seed + round;
             Optional<Finding> finding = Hunter.hunt(profile.name(), profile, bugs, roundSeed, EXAMPLES_PER_ROUND,
@@ -145,7 +152,7 @@ public final class HuntCommand implements Callable<Integer> {
                 report(progress, findings.size(), now - startNs);
                 nextReportNs = now + PROGRESS_INTERVAL_NS;
             }
-        }
+        } while (System.nanoTime() < deadlineNs);
         long elapsedNs = System.nanoTime() - startNs;
         stdout().println("hunt finished:");
         report(progress, findings.size(), elapsedNs);

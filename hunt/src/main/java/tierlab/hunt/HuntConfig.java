@@ -41,6 +41,16 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     public static final ModelShape TINY = ModelShape.TINY;
     public static final int BLOCK_TOKENS = 16;
 
+    /**
+     * The largest key space, L1, L2 ring, slot counts and GPU pool a config may name: generated configs
+     * stay in the tens, and a replay file is refused before a config of 10^8 chains builds its key space
+     * (108 s, then an OutOfMemoryError, before these limits; issue 17 point 4).
+     */
+    public static final long MAX_KEYS = 1_000_000;
+    public static final int MAX_BLOCKS = 1_000_000;
+    public static final int MAX_SLOTS = 10_000;
+    public static final long MAX_GPU_BLOCKS = 10_000_000;
+
     public HuntConfig {
         knownBugs = knownBugs == null ? Set.of() : Set.copyOf(knownBugs);
         if (level == null) {
@@ -53,8 +63,23 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
         positive("chainBlocks", chainBlocks);
         positive("readers", readers);
         positive("maxNumSeqs", maxNumSeqs);
+        atMost("l1Blocks", l1Blocks, MAX_BLOCKS);
+        atMost("l2Slots", l2Slots, MAX_BLOCKS);
+        atMost("chainCount × chainBlocks (keys)", (long) chainCount * chainBlocks, MAX_KEYS);
+        atMost("readers", readers, MAX_SLOTS);
+        atMost("maxNumSeqs", maxNumSeqs, MAX_SLOTS);
+        atMost("stagingSlots", stagingSlots, MAX_SLOTS);
+        atMost("ringCount", ringCount, MAX_SLOTS);
+        atMost("gpuKvBlocks", gpuKvBlocks, MAX_GPU_BLOCKS);
         if (sharedPrefixBlocks < 0 || sharedPrefixBlocks >= chainBlocks) {
             throw new IllegalArgumentException("sharedPrefixBlocks " + sharedPrefixBlocks + " must be below chainBlocks " + chainBlocks);
+        }
+    }
+
+    private static void atMost(String field, long value, long limit) {
+        if (value > limit) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "%s is %,d, above the hunt's limit of %,d"
+                    + " (hunt configs are small on purpose)", field, value, limit));
         }
     }
 

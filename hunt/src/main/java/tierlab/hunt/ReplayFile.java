@@ -56,14 +56,22 @@ public record ReplayFile(int format, String target, long seed, Check check, int 
         AtomicFiles.write(file, temp -> JSON.writeValue(temp.toFile(), this));
     }
 
+    /** A shrunk failure is a few dozen steps; a file this large is not one (refused before parsing). */
+    public static final long MAX_FILE_BYTES = 16L << 20;
+
     /**
      * Reads a replay file.
      *
      * @throws IllegalArgumentException with one line naming the file, the line and what is wrong
-     *                                  (not JSON, binary, a field of the wrong type, an unknown field)
+     *                                  (too large, not JSON, binary, a field of the wrong type, an unknown field)
      * @throws IOException              when the file cannot be read at all
      */
     public static ReplayFile read(Path file) throws IOException {
+        long size = java.nio.file.Files.size(file);
+        if (size > MAX_FILE_BYTES) {
+            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "%s: %,d bytes; a replay file is at"
+                    + " most %,d bytes (16 MiB)", file, size, MAX_FILE_BYTES));
+        }
         String binary = tierlab.sim.workload.BinaryContent.describe(file);
         if (binary != null) {
             throw new IllegalArgumentException(file + ": " + binary + "; a replay file is JSON text");

@@ -70,4 +70,54 @@ class HuntCommandTest {
             assertTrue(ReplayFile.read(first).reproduces(), first.toString());
         }
     }
+
+    /** Issue 17 point 8: {@code --minutes Infinity} (or 1e300) overflowed the deadline and exited 0 after 0 schedules. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"Infinity", "1e300", "NaN", "-1", "0", "10081"})
+    void aDurationThatIsNotAFiniteWeekAtMostIsRefusedInOneLine(String minutes) {
+        long start = System.nanoTime();
+        CommandRun run = run("--minutes", minutes);
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(2, run.exitCode(), run.out());
+        assertEquals("hunt: --minutes must be more than 0 and at most 10080 (a week), was " + Double.parseDouble(minutes),
+                run.err().strip());
+        assertEquals("", run.out(), "no hunt started");
+        assertTrue(tookMs < 1_000, tookMs + " ms");
+    }
+
+    @Test
+    void aShortHuntStillRunsAtLeastOneRound() {
+        CommandRun run = run("--minutes", "1e-12", "--out", dir.resolve("out").toString());
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(run.out().contains("rounds 1;"), "one round, not a pass over 0 schedules: " + run.out());
+    }
+
+    /** Issue 17 point 4: a replay file with 10^8 chains ran 108 s and ended in an OutOfMemoryError trace. */
+    @Test
+    void aReplayFileWithAHugeKeySpaceIsRefusedBeforeItIsBuilt() throws IOException {
+        Path file = dir.resolve("huge.json");
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream("replays/R1-stale-promotion.json")) {
+            Files.writeString(file, new String(in.readAllBytes()).replace("\"chainCount\" : 3", "\"chainCount\" : 100000000"));
+        }
+        long start = System.nanoTime();
+        CommandRun run = run("--replay", file.toString());
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(2, run.exitCode(), run.out());
+        assertTrue(run.err().contains("huge.json") && run.err().contains("chainCount × chainBlocks (keys) is 100,000,000")
+                && run.err().contains("limit of 1,000,000"), run.err());
+        assertTrue(tookMs < 2_000, "refused in " + tookMs + " ms");
+        System.out.printf("replay of 10^8 chains refused in %d ms%n", tookMs);
+    }
+
+    @Test
+    void aReplayFileAboveSixteenMiBIsRefusedByItsSize() throws IOException {
+        Path file = dir.resolve("big.json");
+        Files.writeString(file, "{\"format\": 1, \"note\": \"" + "x".repeat(20 << 20) + "\"}");
+        long start = System.nanoTime();
+        CommandRun run = run("--replay", file.toString());
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(2, run.exitCode(), run.out());
+        assertTrue(run.err().contains("a replay file is at most 16,777,216 bytes (16 MiB)"), run.err());
+        assertTrue(tookMs < 1_000, "refused in " + tookMs + " ms");
+    }
 }

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import tierlab.model.drive.Driver;
+import tierlab.model.drive.ProgressWatchdog;
 import tierlab.model.io.CompletionTimeline;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
@@ -103,6 +104,14 @@ public final class SimRuntime implements CompletionTimeline {
     /** Installs a completion filter (fault injection); null removes it. */
     public void setCompletionFilter(CompletionFilter completionFilter) {
         this.filter = completionFilter;
+    }
+
+    /**
+     * Another progress watchdog (tests lower its limits); the default one ends a run that cannot end
+     * with {@link ProgressWatchdog.RunStopped} out of {@link #run()}.
+     */
+    public void setWatchdog(ProgressWatchdog watchdog) {
+        driver.setWatchdog(watchdog);
     }
 
     /** Checks every invariant after every event (slow; for tests and fault campaigns). */
@@ -308,6 +317,7 @@ public final class SimRuntime implements CompletionTimeline {
     private void check() {
         if (checkInvariants) {
             driver.engine().checkInvariants();
+            driver.watchdog().checkInvariants();
         }
     }
 

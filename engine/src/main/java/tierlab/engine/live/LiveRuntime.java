@@ -8,6 +8,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import tierlab.engine.PinnedArena;
 import tierlab.model.drive.Driver;
+import tierlab.model.drive.ProgressWatchdog;
 import tierlab.model.io.CompletionTimeline;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.IoCompletion;
@@ -112,6 +113,16 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         @Override
         public void close() {
         }
+    }
+
+    /**
+     * Another progress watchdog (tests lower its limits); the default one ends a run whose completions
+     * move nothing, or whose device fails every read, with {@link ProgressWatchdog.RunStopped} out of
+     * {@link #run}: completions alone are not progress, so a run spinning on failed reads is caught
+     * even though the stall timeout above never fires for it.
+     */
+    public void setWatchdog(ProgressWatchdog watchdog) {
+        driver.setWatchdog(watchdog);
     }
 
     /** Serves the requests (arrival times relative to the start) until every one has finished. */

@@ -26,13 +26,15 @@ import tierlab.sim.workload.SyntheticSettings;
  * @param sampleIntervalMs period of the L1 occupancy / queue-depth time series in virtual ms [100]
  * @param checkInvariants  call every structure's {@code checkInvariants()} after each step (slow) [false];
  *                         they are always checked once at the end of a run
+ * @param maxRuns          the most runs (sweep points × seeds) the file may ask for [10,000]: a grid is
+ *                         counted before it is expanded, and a larger one is refused unless this is raised
  */
 public record ExperimentFile(String name, String description, String label, String kind, String mode, List<Long> seeds,
                              WorkloadSection workload, StoreSection store, SchedulerSection scheduler, String device,
                              FaultSection faults, JsonNode sweep,
                              List<ChartSection> charts, ReferenceSection reference, Double sampleIntervalMs,
                              Boolean checkInvariants, MissRatioSection missRatioCurve,
-                             CalibrationSection calibration) {
+                             CalibrationSection calibration, Long maxRuns) {
 
     /**
      * What requests arrive.

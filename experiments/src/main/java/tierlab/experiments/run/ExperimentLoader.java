@@ -42,6 +42,15 @@ public final class ExperimentLoader {
             .build();
     /** A GPU KV cache of 384k tokens (about 56 GiB of Qwen3-8B KV on an 80 GB H100), in blocks of the geometry. */
     public static final long DEFAULT_GPU_KV_TOKENS = 384_000;
+    /**
+     * The most runs (sweep points × seeds) a file may ask for unless it raises {@code maxRuns}: far above
+     * the catalogue's largest (a few hundred), far below a grid that would take hours to expand and days to run.
+     */
+    public static final long DEFAULT_MAX_RUNS = 10_000;
+    /** The shortest period of the time series: a shorter one samples every event anyway, and below 1 ns it rounds to none. */
+    static final double MIN_SAMPLE_INTERVAL_MS = 0.001;
+    /** The longest period: 10^12 ms keeps the next sample's time in nanoseconds far from overflow. */
+    static final double MAX_SAMPLE_INTERVAL_MS = 1e12;
     /** Names of experiments and chart files: they become folder and file names. */
     static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
@@ -59,6 +68,12 @@ public final class ExperimentLoader {
     public static Experiment load(Path file) {
         byte[] bytes;
         try {
+            // By size first: a 50 MB file of one long string held the YAML reader for minutes.
+            long size = Files.size(file);
+            if (size > SizeLimits.MAX_EXPERIMENT_FILE_BYTES) {
+                throw new CommandException(String.format(java.util.Locale.ROOT, "%s: the experiment file is %,d bytes;"
+                        + " an experiment file is at most %,d bytes (1 MiB)", file, size, SizeLimits.MAX_EXPERIMENT_FILE_BYTES));
+            }
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read the experiment file (" + ExperimentParsing.describeIo(e) + ")", e);
@@ -116,16 +131,25 @@ public final class ExperimentLoader {
             }
         }
 
+        // Counted before anything is expanded: a grid of 10^9 cells is refused at once, not built.
+        long maxRuns = spec.maxRuns() == null ? DEFAULT_MAX_RUNS : spec.maxRuns();
+        if (maxRuns < 1) {
+            throw new CommandException(file + ": maxRuns: must be >= 1, was " + maxRuns);
+        }
+        long runCount = SweepGrid.runCount(grids, seeds.size());
+        if (runCount > maxRuns) {
+            throw new CommandException(file + ": sweep: " + (runCount == Long.MAX_VALUE ? "more than 9.2e18"
+                    : String.format(java.util.Locale.ROOT, "%,d", runCount)) + " runs (sweep points × " + seeds.size() + " seeds) exceed maxRuns "
+                    + String.format(java.util.Locale.ROOT, "%,d", maxRuns) + "; raise maxRuns at the top level of the file to run them");
+        }
         List<RunPoint> points = new ArrayList<>();
         Set<Map<String, Object>> seen = new java.util.HashSet<>();
         String mode = null;
-        List<Map<String, JsonNode>> cells = new ArrayList<>();
+        // A set in grid order: a cell two grids share runs once, found by hash rather than by a scan of
+        // every cell so far (which made a 100,000-point sweep quadratic).
+        Set<Map<String, JsonNode>> cells = new LinkedHashSet<>();
         for (Map<String, List<JsonNode>> grid : grids) {
-            for (Map<String, JsonNode> cell : SweepGrid.cells(new ArrayList<>(grid.keySet()), grid)) {
-                if (!cells.contains(cell)) {
-                    cells.add(cell);
-                }
-            }
+            cells.addAll(SweepGrid.cells(new ArrayList<>(grid.keySet()), grid));
         }
         for (Map<String, JsonNode> cell : cells) {
             ObjectNode copy = root.deepCopy();
@@ -205,6 +229,7 @@ public final class ExperimentLoader {
         parameters.put("seed", seed);
 
         WorkloadPlan workload = WorkloadSections.resolve(spec.workload(), folder, parameters);
+        SizeLimits.checkWorkload(workload, SizeLimits.heapBudgetBytes());
         Geometry geometry = workload.geometry();
         if (!runMode.virtualClock() && workload instanceof WorkloadPlan.LongPrefill plan && plan.clientConcurrency() > 0) {
             throw new IllegalArgumentException("workload.clientConcurrency: live mode sends requests at their arrival"
@@ -221,6 +246,9 @@ public final class ExperimentLoader {
 
         SchedulerSettings schedulerSettings = SchedulerSections.resolve(spec.scheduler(),
                 Math.max(1, DEFAULT_GPU_KV_TOKENS / geometry.blockTokens()), baseline.equals(RunConfig.NO_OFFLOAD), parameters);
+        // Before any run allocates: a store or GPU pool larger than this JVM can hold is one line, not an OOM.
+        SizeLimits.check(storeSettings, (Double) parameters.get("store.l2CapacityGiB"), schedulerSettings,
+                SizeLimits.heapBudgetBytes());
 
         String deviceName = or(spec.device(), "qwen3-8b-h100");
         DeviceProfile device = device(deviceName, folder);
@@ -234,6 +262,16 @@ public final class ExperimentLoader {
         parameters.put("faults.reorderWindowMs", faults.reorderWindowNs() / 1e6);
         parameters.put("faults.stuckProbability", faults.stuckProbability());
         double sampleMs = positive("sampleIntervalMs", or(spec.sampleIntervalMs(), 100.0));
+        if (sampleMs < MIN_SAMPLE_INTERVAL_MS) {
+            // 1e-9 ms rounded to 0 ns, which switched sampling off: an empty timeseries.csv without a word.
+            throw new IllegalArgumentException("sampleIntervalMs: must be at least " + MIN_SAMPLE_INTERVAL_MS
+                    + " (1 µs of virtual time; the time series counts whole nanoseconds), was " + sampleMs);
+        }
+        if (sampleMs > MAX_SAMPLE_INTERVAL_MS) {
+            // The next sample's time would overflow a long of nanoseconds, and wrap into sampling every event.
+            throw new IllegalArgumentException("sampleIntervalMs: must be at most " + MAX_SAMPLE_INTERVAL_MS
+                    + " (about 31 years of virtual time), was " + sampleMs);
+        }
         // Axes deeper than the fixed columns (say workload.synthetic.arrivals.ratePerSecond) get a column too.
         cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
                 : value.isBoolean() ? value.booleanValue() : value.isTextual() ? value.asText() : value.toString()));
@@ -242,17 +280,37 @@ public final class ExperimentLoader {
                 l2File);
     }
 
+    /**
+     * Profiles already parsed, by preset name or by file, size and modification time: every sweep point
+     * resolves its device, and parsing the same YAML with a fresh mapper for each of 10,000 points took
+     * most of a large sweep's loading time. A profile is an immutable record.
+     */
+    private static final Map<String, DeviceProfile> DEVICES = new java.util.concurrent.ConcurrentHashMap<>();
+
     private static DeviceProfile device(String name, Path folder) {
         boolean isFile = name.contains("/") || name.endsWith(".yaml") || name.endsWith(".yml") || name.endsWith(".json");
         if (!isFile) {
-            return withField("device", () -> DeviceProfile.preset(name));
+            DeviceProfile known = DEVICES.get("preset:" + name);
+            return known != null ? known : remember("preset:" + name, withField("device", () -> DeviceProfile.preset(name)));
         }
         Path file = folder.resolve(name).normalize();
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("device: no such profile file: " + file
                     + " (paths are relative to the experiment file's folder)");
         }
-        return withField("device", () -> DeviceProfile.load(file));
+        String key;
+        try {
+            key = "file:" + file.toAbsolutePath() + ":" + Files.size(file) + ":" + Files.getLastModifiedTime(file).toMillis();
+        } catch (IOException e) {
+            return withField("device", () -> DeviceProfile.load(file));
+        }
+        DeviceProfile known = DEVICES.get(key);
+        return known != null ? known : remember(key, withField("device", () -> DeviceProfile.load(file)));
+    }
+
+    private static DeviceProfile remember(String key, DeviceProfile profile) {
+        DEVICES.put(key, profile);
+        return profile;
     }
 
     private static FaultSettings faults(ExperimentFile.FaultSection section) {

@@ -51,6 +51,29 @@ final class SweepGrid {
         return grids;
     }
 
+    /**
+     * How many runs the grids ask for before duplicates are merged: the sum over grids of the product
+     * of their axis lengths, times the seeds. Counted without expanding anything, and saturated at
+     * {@code Long.MAX_VALUE}, so a grid of 10^30 cells is refused as fast as one of 10^5.
+     */
+    static long runCount(List<Map<String, List<JsonNode>>> grids, int seeds) {
+        long total = 0;
+        for (Map<String, List<JsonNode>> grid : grids) {
+            long cells = seeds;
+            for (List<JsonNode> values : grid.values()) {
+                cells = saturatedTimes(cells, values.size());
+            }
+            total = total > Long.MAX_VALUE - cells ? Long.MAX_VALUE : total + cells;
+        }
+        return total;
+    }
+
+    private static long saturatedTimes(long a, long b) {
+        long hi = Math.multiplyHigh(a, b);
+        long lo = a * b;
+        return hi != 0 || lo < 0 ? Long.MAX_VALUE : lo;
+    }
+
     /** Every combination of axis values, the first axis varying slowest. */
     static List<Map<String, JsonNode>> cells(List<String> axes, Map<String, List<JsonNode>> sweep) {
         List<Map<String, JsonNode>> cells = new ArrayList<>();

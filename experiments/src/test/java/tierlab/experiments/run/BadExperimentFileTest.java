@@ -109,6 +109,28 @@ class BadExperimentFileTest {
         assertOneClearLine(run, "bad.yaml", expected);
     }
 
+    /** Issue 17 point 10: 1e-9 ms rounded to a period of 0 ns, which gave an empty timeseries.csv without a word. */
+    @Test
+    void aSampleIntervalBelowWhatTheTimeSeriesCanHoldIsRefused() throws IOException {
+        CommandRun run = runFile("bad.yaml", GOOD + "sampleIntervalMs: 1e-9\n");
+        assertOneClearLine(run, "bad.yaml", "sampleIntervalMs: must be at least 0.001 (1 µs of virtual time; the time series"
+                + " counts whole nanoseconds), was 1.0E-9");
+    }
+
+    @Test
+    void aSampleIntervalWhoseNextSampleWouldOverflowIsRefused() throws IOException {
+        CommandRun run = runFile("bad.yaml", GOOD + "sampleIntervalMs: 1e300\n");
+        assertOneClearLine(run, "bad.yaml", "sampleIntervalMs: must be at most 1.0E12 (about 31 years of virtual time), was 1.0E300");
+    }
+
+    @Test
+    void theShortestSampleIntervalStillFillsTheTimeSeries() throws IOException {
+        CommandRun run = runFile("fine.yaml", GOOD + "sampleIntervalMs: 0.001\n");
+        assertEquals(0, run.exitCode(), run.err());
+        long rows = Files.readAllLines(folder.resolve("out/probe/timeseries.csv")).size() - 1;
+        assertTrue(rows > 10, "samples at the shortest period: " + rows);
+    }
+
     @Test
     void badSweepPointIsNamedWithItsAxisValue() throws IOException {
         CommandRun run = runFile("bad.yaml", GOOD + "sweep:\n  store.policy: [lru, lfu]\n");

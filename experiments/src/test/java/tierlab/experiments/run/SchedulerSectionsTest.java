@@ -10,8 +10,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
-import tierlab.model.serving.ServingEngines;
 import tierlab.hunt.testkit.CommandRun;
+import tierlab.model.serving.ServingEngines;
 
 /** {@code scheduler.engine}: a serving engine by its registry name, checked, swept, and a column of results.csv. */
 class SchedulerSectionsTest {

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
+import tierlab.hunt.testkit.CommandRun;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.LinkProfile;
-import tierlab.hunt.testkit.CommandRun;
 
 /**
  * An experiment on the catalogue's {@code remote-pool} profile, whose storage section names the

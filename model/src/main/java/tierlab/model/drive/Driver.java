@@ -39,6 +39,7 @@ public final class Driver {
     private final OpSink sink;
     private final StoragePort.CompletionSink storageSink;
     private final CompletionObserver observer;
+    private ProgressWatchdog watchdog = ProgressWatchdog.defaults();
 
     /**
      * @param sink     where the ports report completions; the runtime delivers each (now or from its
@@ -75,9 +76,22 @@ public final class Driver {
         this.compute = newCompute;
     }
 
-    /** Hands a completion to the engine (after the observer). */
+    public ProgressWatchdog watchdog() {
+        return watchdog;
+    }
+
+    /** Another watchdog (tests lower its limits). */
+    public void setWatchdog(ProgressWatchdog replacement) {
+        this.watchdog = replacement;
+    }
+
+    /**
+     * Hands a completion to the engine (after the observer); the watchdog sees it first and throws
+     * {@link ProgressWatchdog.RunStopped} out of here when the run cannot end.
+     */
     public void deliver(IoOp op, IoCompletion completion, long nowNs) {
         observer.observe(op, completion);
+        watchdog.observe(op, completion);
         engine.onCompletion(completion, nowNs);
     }
 

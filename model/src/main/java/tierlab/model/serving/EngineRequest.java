@@ -5,8 +5,8 @@ import java.util.List;
 import tierlab.model.io.IoOp;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
-import tierlab.model.store.LookupResult;
 import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.store.LookupResult;
 import tierlab.model.store.TieredStore;
 
 /** One request's state inside a serving engine ({@link EngineScheduler}, {@link SerialEngine}). */
@@ -33,11 +33,29 @@ final class EngineRequest {
     int preemptions;
     HitClass admittedClass = HitClass.MISS;
     long admittedHitTokens;
+    /** Prefetches of this request whose L2 read failed (see {@link PrefetchRetryBound}). */
+    int failedPrefetches;
+    /** Its stored blocks failed to read too often: it is admitted as a miss and computes its whole prompt. */
+    boolean recomputeStored;
     /** Why this parked request was still a MIXED or L2 hit at the last pass (null: not known). */
     TieredStore.MixedOrL2Witness parkedWitness;
 
     EngineRequest(RequestSpec spec) {
         this.spec = spec;
+    }
+
+    /**
+     * Refuses a request whose chain names fewer keys than its prompt has full blocks: the engine reads
+     * a key for every full block it computes, and a short chain (a trace line whose ids cover less
+     * than its input) used to end the run with an ArrayIndexOutOfBoundsException mid-step.
+     */
+    static void checkChainCoversPrompt(RequestSpec spec, int blockTokens) {
+        long fullBlocks = spec.promptTokens() / blockTokens;
+        if (spec.chain().size() < fullBlocks) {
+            throw new IllegalArgumentException("request " + spec.requestId() + ": its prompt of " + spec.promptTokens()
+                    + " tokens fills " + fullBlocks + " blocks of " + blockTokens + " but its chain names only "
+                    + spec.chain().size() + " block keys");
+        }
     }
 
     long fullBlocks(int blockTokens) {

@@ -11,8 +11,8 @@ import tierlab.model.io.IoOp;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.store.LookupResult;
 import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.store.LookupResult;
 import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -67,6 +67,7 @@ public final class EngineScheduler implements ServingEngine {
     private long deferralCount;
     private long preemptionCount;
     private long computedPromptTokens;
+    private final PrefetchRetryBound retryBound = new PrefetchRetryBound();
     /** Bumped whenever a request is put back at the front of the waiting queue (appends leave the front alone). */
     private long waitingFrontEpoch;
 
@@ -84,6 +85,7 @@ public final class EngineScheduler implements ServingEngine {
         if (requestsById.containsKey(spec.requestId())) {
             throw new IllegalArgumentException("request " + spec.requestId() + " submitted twice");
         }
+        EngineRequest.checkChainCoversPrompt(spec, blockTokens);
         long blocksNeeded = Math.ceilDiv(spec.promptTokens() + spec.outputTokens(), blockTokens);
         if (blocksNeeded > settings.gpuKvBlocks()) {
             throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded
@@ -164,6 +166,9 @@ public final class EngineScheduler implements ServingEngine {
                 request.prefetched = true;
                 admitRunning(request, request.hit, nowNs);
             } else {
+                if (!succeeded) {
+                    retryBound.failed(request, trace);
+                }
                 // Failed (or the computed prefix changed): drop the lease and look the request up again.
                 backToWaiting(request, nowNs);
             }
@@ -295,7 +300,7 @@ public final class EngineScheduler implements ServingEngine {
             passLeading = false;
             return false;
         }
-        if (!settings.offload()) {
+        if (!settings.offload() || request.recomputeStored) {
             queue.remove();
             admitRunning(request, null, nowNs);
             return true;
@@ -710,29 +715,15 @@ public final class EngineScheduler implements ServingEngine {
         return parked.runSkips;
     }
 
-    public long preemptions() {
-        return preemptionCount;
-    }
+    public long preemptions() { return preemptionCount; }
+    public long computedPromptTokens() { return computedPromptTokens; }
+    public int runningCount() { return running.size(); }
+    public int waitingCount() { return waiting.size(); }
+    public long freeGpuBlockCount() { return gpuBlocks.freeCount(); }
+    public TieredStore store() { return store; }
 
-    public long computedPromptTokens() {
-        return computedPromptTokens;
-    }
-
-    public int runningCount() {
-        return running.size();
-    }
-
-    public int waitingCount() {
-        return waiting.size();
-    }
-
-    public long freeGpuBlockCount() {
-        return gpuBlocks.freeCount();
-    }
-
-    public TieredStore store() {
-        return store;
-    }
+    /** The bound on failed prefetches per request, after which it recomputes (settable for tests). */
+    public PrefetchRetryBound retryBound() { return retryBound; }
 
     /** Finished request ids in ascending order (for tests). */
     public List<Long> finishedIds() {
@@ -750,12 +741,17 @@ public final class EngineScheduler implements ServingEngine {
     public void checkInvariants() {
         int prefetching = 0;
         long heldBlocks = 0;
+        long givenUp = 0;
+        long givenUpAfterFailures = 0;
         for (EngineRequest request : requestsById.values()) {
             if (request.phase == EngineRequest.Phase.PREFETCHING) {
                 prefetching++;
             }
             heldBlocks += request.gpuBlocks.size();
+            givenUp += request.recomputeStored ? 1 : 0;
+            givenUpAfterFailures += request.recomputeStored && request.failedPrefetches > 0 ? 1 : 0;
         }
+        retryBound.checkInvariants(givenUp, givenUpAfterFailures);
         if (prefetching != activePrefetches) {
             throw new IllegalStateException("I5: " + prefetching + " requests prefetching but the count says " + activePrefetches);
         }

@@ -9,8 +9,8 @@ import tierlab.model.io.IoOp;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.store.LookupResult;
 import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.store.LookupResult;
 import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -65,6 +65,7 @@ public final class SerialEngine implements ServingEngine {
         if (requestsById.containsKey(spec.requestId())) {
             throw new IllegalArgumentException("request " + spec.requestId() + " submitted twice");
         }
+        EngineRequest.checkChainCoversPrompt(spec, blockTokens);
         long blocksNeeded = Math.ceilDiv(spec.promptTokens() + spec.outputTokens(), blockTokens);
         if (blocksNeeded > settings.gpuKvBlocks()) {
             throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.sched.RequestOutcome;
+import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
@@ -71,5 +72,26 @@ class ServingEnginesTest {
         assertEquals(512, h.scheduler.freeGpuBlockCount());
         assertTrue(store.leftovers().isEmpty(), store.leftovers().toString());
         assertEquals(0, h.scheduler.prefetchCalls() + h.scheduler.deferrals() + h.scheduler.preemptions());
+    }
+
+    /**
+     * Issue 17 point 6: a request whose chain names fewer keys than its prompt's full blocks (a trace line
+     * whose hash_ids cover less than its input) was accepted and ended the run mid-step with an
+     * ArrayIndexOutOfBoundsException; both engines now refuse it at submission, naming the request.
+     */
+    @Test
+    void aChainShorterThanThePromptIsRefusedAtSubmission() {
+        for (String kind : List.of(ServingEngines.VLLM, ServingEngines.SERIAL)) {
+            DecisionTrace trace = new DecisionTrace();
+            ServingEngine engine = ServingEngines.create(SchedulerSettings.defaults(1_000).withEngine(kind),
+                    new TieredStore(store(64, 256), trace), trace);
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> engine.submit(new RequestSpec(7, 0, 5 * 16 + 3, 1, BlockChains.named("short", 2)), 0));
+            assertEquals("request 7: its prompt of 83 tokens fills 5 blocks of 16 but its chain names only 2 block keys",
+                    refused.getMessage(), kind);
+            assertEquals(0, engine.waitingCount(), kind + ": nothing was queued");
+            engine.submit(new RequestSpec(8, 0, 5 * 16 + 3, 1, BlockChains.named("whole", 5)), 0);
+            engine.checkInvariants();
+        }
     }
 }

@@ -20,7 +20,8 @@ import tierlab.model.policy.ReplacementPolicy;
 /**
  * Reads a Mooncake JSONL trace: one JSON object per line with {@code timestamp} (integer ms),
  * {@code input_length} and {@code output_length} (integer tokens, at least 0) and {@code hash_ids}
- * (an array of integer block ids). Blank lines are skipped; other fields are ignored.
+ * (an array of integer block ids, one per 512 input tokens: at least {@code ceil(input_length / 512)}
+ * of them). Blank lines are skipped; other fields are ignored.
  *
  * <p>Any other line fails the whole read with a {@link TraceFormatException} whose message names
  * the file and line ({@code FILE:LINE: what is wrong}); a missing, unreadable or empty file fails
@@ -141,6 +142,15 @@ public final class MooncakeTraceReader {
                 // The policies reserve this one value as their "no victim" answer.
                 throw new TraceFormatException(file, lineNumber, name + " = " + id + " is reserved and cannot be a block id");
             }
+        }
+        long coveredTokens = (long) hashIds.length * MooncakeWorkload.TRACE_BLOCK_TOKENS;
+        if (inputTokens > coveredTokens) {
+            // One id per 512 input tokens, the last block possibly partial: fewer ids leave prompt blocks
+            // without a key, which no run can serve.
+            throw new TraceFormatException(file, lineNumber, "hash_ids cover " + coveredTokens + " tokens ("
+                    + hashIds.length + " blocks of " + MooncakeWorkload.TRACE_BLOCK_TOKENS + ") but input_length is "
+                    + inputTokens + "; it needs at least " + Math.ceilDiv(inputTokens, MooncakeWorkload.TRACE_BLOCK_TOKENS)
+                    + " hash_ids");
         }
         return new MooncakeRequest(lineNumber, timestampMs, inputTokens, outputTokens, hashIds);
     }

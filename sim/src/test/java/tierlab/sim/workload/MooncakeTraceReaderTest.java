@@ -63,6 +63,8 @@ class MooncakeTraceReaderTest {
             hash_ids not an array  | {"timestamp": 0, "input_length": 1, "output_length": 1, "hash_ids": 5} | field "hash_ids" must be an array of integers, found a number 5
             hash id not an integer | {"timestamp": 0, "input_length": 1, "output_length": 1, "hash_ids": [1, "b"]} | hash_ids[1] must be an integer, found a string "b"
             hash id too large      | {"timestamp": 0, "input_length": 1, "output_length": 1, "hash_ids": [99999999999999999999]} | hash_ids[0] = 99999999999999999999 does not fit in 64 bits
+            hash_ids short of input | {"timestamp": 0, "input_length": 1025, "output_length": 1, "hash_ids": [1, 2]} | hash_ids cover 1024 tokens (2 blocks of 512) but input_length is 1025; it needs at least 3 hash_ids
+            hash_ids empty         | {"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": []} | hash_ids cover 0 tokens (0 blocks of 512) but input_length is 600; it needs at least 2 hash_ids
             """)
     void rejectsAMalformedLineNamingFileAndLine(String name, String badLine, String expectedProblem) throws IOException {
         Path file = write("bad.jsonl", GOOD_LINE, GOOD_LINE, badLine, GOOD_LINE);
