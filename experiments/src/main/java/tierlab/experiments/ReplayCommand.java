@@ -19,6 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyChoice;
 import tierlab.sim.workload.MooncakeTrace;
 import tierlab.sim.workload.MooncakeTraceReader;
 import tierlab.sim.workload.TraceException;
@@ -67,8 +68,10 @@ public final class ReplayCommand implements Callable<Integer> {
             description = "Comma-separated L1 capacities in blocks, each at least 1 [default: ${DEFAULT-VALUE}].")
     private List<Long> capacities;
 
-    @Option(names = "--policies", paramLabel = "NAMES", split = ",",
-            description = "Comma-separated policies [default: all: ${COMPLETION-CANDIDATES}].",
+    @Option(names = "--policies", paramLabel = "POLICIES", split = ",",
+            description = "Comma-separated policies, each NAME or NAME:KNOB=VALUE[:KNOB=VALUE...] to set its knobs"
+                    + " (e.g. lru,s3-fifo:smallRatio=0.1:ghostRatio=0.9,2q:kin=0.3); a policy may appear at several"
+                    + " settings [default: all, at default knobs: ${COMPLETION-CANDIDATES}].",
             completionCandidates = PolicyNames.class)
     private List<String> policies;
 
@@ -130,18 +133,21 @@ public final class ReplayCommand implements Callable<Integer> {
         return List.copyOf(sorted);
     }
 
+    /** The chosen policies' labels (a name, or a name with knobs), duplicates dropped, in the order given. */
     private List<String> validatedPolicies() {
         if (policies == null || policies.isEmpty()) {
             return Policies.names();
         }
         List<String> chosen = new ArrayList<>();
         for (String policy : policies) {
-            if (!Policies.names().contains(policy)) {
-                throw new ParameterException(spec.commandLine(), "--policies: unknown policy '" + policy
-                        + "' (known: " + String.join(", ", Policies.names()) + ")");
+            String label;
+            try {
+                label = PolicyChoice.parse(policy).label();
+            } catch (IllegalArgumentException badChoice) {
+                throw new ParameterException(spec.commandLine(), "--policies: " + badChoice.getMessage());
             }
-            if (!chosen.contains(policy)) {
-                chosen.add(policy);
+            if (!chosen.contains(label)) {
+                chosen.add(label);
             }
         }
         return chosen;
