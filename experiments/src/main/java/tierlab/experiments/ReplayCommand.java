@@ -159,19 +159,21 @@ public final class ReplayCommand implements Callable<Integer> {
         stdout.printf(Locale.ROOT, "%,d replays (%d policies x %d capacities) in %.1f s%n%n",
                 curves.points().size(), curves.policies().size(), curves.capacities().size(), replaySeconds);
         stdout.println("hit ratio by L1 capacity (blocks):");
-        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-16s", "policy"));
+        // Labels with knobs can be long; the first column fits the longest.
+        String labelFormat = "%-" + Math.max(16, curves.policies().stream().mapToInt(String::length).max().orElse(0) + 2) + "s";
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, labelFormat, "policy"));
         for (long capacity : curves.capacities()) {
             header.append(String.format(Locale.ROOT, "%9s", DemoReport.count(capacity)));
         }
         stdout.println(header);
         for (String policy : curves.policies()) {
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-16s", policy));
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, labelFormat, policy));
             for (long capacity : curves.capacities()) {
                 row.append(String.format(Locale.ROOT, "%9s", DemoReport.percent(curves.point(policy, capacity).hitRatio())));
             }
             stdout.println(row);
         }
-        stdout.printf(Locale.ROOT, "%-16s%9s (any capacity >= %,d blocks)%n%n", "infinite cache",
+        stdout.printf(Locale.ROOT, labelFormat + "%9s (any capacity >= %,d blocks)%n%n", "infinite cache",
                 DemoReport.percent(curves.infiniteHitRatio()), curves.distinctBlocks());
         for (String observation : DemoReport.observations(curves)) {
             stdout.println(observation.replace("`", ""));

@@ -305,4 +305,107 @@ final class ReferenceCaches {
             this.key = key;
         }
     }
+
+    /**
+     * LFU with aging as docs/policies.md states it, by brute force: counts in a map, the victim found by
+     * scanning every resident key for the smallest (count, last use); every ⌈agingFactor × c⌉
+     * references all counts are halved.
+     */
+    static long lfuHits(long[] references, int capacity, double agingFactor) {
+        Map<Long, long[]> countAndLastUse = new HashMap<>();
+        long interval = agingFactor == 0 ? 0 : (long) Math.ceil(agingFactor * capacity);
+        long clock = 0;
+        long sinceHalving = 0;
+        long hits = 0;
+        for (long key : references) {
+            long[] entry = countAndLastUse.get(key);
+            if (entry != null) {
+                entry[0]++;
+                entry[1] = clock++;
+                hits++;
+            } else {
+                if (countAndLastUse.size() >= capacity) {
+                    long victim = 0;
+                    long[] smallest = null;
+                    for (Map.Entry<Long, long[]> candidate : countAndLastUse.entrySet()) {
+                        long[] value = candidate.getValue();
+                        if (smallest == null || value[0] < smallest[0] || (value[0] == smallest[0] && value[1] < smallest[1])) {
+                            smallest = value;
+                            victim = candidate.getKey();
+                        }
+                    }
+                    countAndLastUse.remove(victim);
+                }
+                countAndLastUse.put(key, new long[] {1, clock++});
+            }
+            if (interval > 0 && ++sinceHalving == interval) {
+                sinceHalving = 0;
+                countAndLastUse.values().forEach(value -> value[0] /= 2);
+            }
+        }
+        return hits;
+    }
+
+    /** Segmented LRU with two access-ordered LinkedHashSets; protected holds ⌊protectedRatio × c⌋. */
+    static long slruHits(long[] references, int capacity, double protectedRatio) {
+        long protectedCapacity = (long) Math.floor(protectedRatio * capacity);
+        LinkedHashSet<Long> probation = new LinkedHashSet<>();
+        LinkedHashSet<Long> protectedSegment = new LinkedHashSet<>();
+        long hits = 0;
+        for (long key : references) {
+            if (protectedSegment.remove(key)) {
+                protectedSegment.add(key);
+                hits++;
+            } else if (probation.remove(key)) {
+                protectedSegment.add(key);
+                if (protectedSegment.size() > protectedCapacity) {
+                    probation.add(Arc.removeFirst(protectedSegment));
+                }
+                hits++;
+            } else {
+                if (probation.size() + protectedSegment.size() >= capacity) {
+                    Arc.removeFirst(probation.isEmpty() ? protectedSegment : probation);
+                }
+                probation.add(key);
+            }
+        }
+        return hits;
+    }
+
+    /** Full 2Q (Johnson and Shasha, VLDB'94, Figure 2) with Kin = ⌊kin × c⌋ and Kout = ⌊kout × c⌋. */
+    static long twoQueueHits(long[] references, int capacity, double kin, double kout) {
+        long kinEntries = (long) Math.floor(kin * capacity);
+        long koutEntries = (long) Math.floor(kout * capacity);
+        LinkedHashSet<Long> a1in = new LinkedHashSet<>();
+        LinkedHashSet<Long> a1out = new LinkedHashSet<>();
+        LinkedHashSet<Long> am = new LinkedHashSet<>();
+        long hits = 0;
+        for (long key : references) {
+            if (am.remove(key)) {
+                am.add(key);
+                hits++;
+                continue;
+            }
+            if (a1in.contains(key)) {
+                hits++;
+                continue;
+            }
+            if (a1in.size() + am.size() >= capacity) {          // reclaimfor
+                if (a1in.size() > kinEntries || am.isEmpty()) {
+                    a1out.add(Arc.removeFirst(a1in));
+                    if (a1out.size() > koutEntries) {
+                        Arc.removeFirst(a1out);
+                    }
+                } else {
+                    Arc.removeFirst(am);
+                }
+            }
+            if (a1out.remove(key)) {
+                am.add(key);
+            } else {
+                a1in.add(key);
+            }
+        }
+        return hits;
+    }
 }

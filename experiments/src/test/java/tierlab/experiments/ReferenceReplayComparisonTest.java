@@ -69,6 +69,31 @@ class ReferenceReplayComparisonTest {
         assertMatches("sieve", ReferenceCaches::sieveHits);
     }
 
+    /** The new policies of issue 15 against brute-force references of their documented rules. */
+    @Test
+    void lfuSlruAndTwoQueueEqualBruteForceReferencesOfTheirDocumentedRules() {
+        List<Long> capacities = List.of(100L, 1_000L);
+        MissRatioCurves newPolicies = MissRatioSweep.run(MooncakeTraceReader.read(TRACE),
+                List.of("lfu", "lfu:agingFactor=0", "lfu:agingFactor=1", "slru", "slru:protectedRatio=0.5", "2q",
+                        "2q:kin=0.5:kout=1"), capacities);
+        for (long capacity : capacities) {
+            int blocks = (int) capacity;
+            assertEquals(ReferenceCaches.lfuHits(references, blocks, 10), hits(newPolicies, "lfu", capacity));
+            assertEquals(ReferenceCaches.lfuHits(references, blocks, 0), hits(newPolicies, "lfu:agingFactor=0.0", capacity));
+            assertEquals(ReferenceCaches.lfuHits(references, blocks, 1), hits(newPolicies, "lfu:agingFactor=1.0", capacity));
+            assertEquals(ReferenceCaches.slruHits(references, blocks, 0.8), hits(newPolicies, "slru", capacity));
+            assertEquals(ReferenceCaches.slruHits(references, blocks, 0.5),
+                    hits(newPolicies, "slru:protectedRatio=0.5", capacity));
+            assertEquals(ReferenceCaches.twoQueueHits(references, blocks, 0.25, 0.5), hits(newPolicies, "2q", capacity));
+            assertEquals(ReferenceCaches.twoQueueHits(references, blocks, 0.5, 1.0),
+                    hits(newPolicies, "2q:kin=0.5:kout=1.0", capacity));
+        }
+    }
+
+    private static long hits(MissRatioCurves curves, String label, long capacity) {
+        return curves.point(label, capacity).result().hits();
+    }
+
     @Test
     void theReferencesAgreeWithEachOtherWhereTheyMust() {
         // Sanity of the references themselves: with room for every block, every policy only misses

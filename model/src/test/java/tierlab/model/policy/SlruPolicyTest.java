@@ -45,4 +45,14 @@ final class SlruPolicyTest extends ReplacementPolicyContract {
         assertEquals(new ReplayResult(2, 4), CacheReplay.run(new SlruPolicy(2, 0.5), 2, stream, true));
         assertEquals(new ReplayResult(1, 5), CacheReplay.run(new LruPolicy(), 2, stream, true));
     }
+
+    @Test
+    void anEmptyProtectedSegmentIsExactlyLru() {
+        // protectedRatio 0: a promoted key is demoted at once to probation's newest end, as lru moves it.
+        long[] stream = new java.util.SplittableRandom(5).longs(20_000, 0, 300).toArray();
+        for (int capacity : new int[] {1, 7, 64, 250}) {
+            assertEquals(CacheReplay.run(new LruPolicy(), capacity, stream),
+                    CacheReplay.run(new SlruPolicy(capacity, 0.0), capacity, stream, true), "capacity " + capacity);
+        }
+    }
 }

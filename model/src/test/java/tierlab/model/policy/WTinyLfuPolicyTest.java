@@ -92,4 +92,15 @@ final class WTinyLfuPolicyTest extends ReplacementPolicyContract {
         withDoorkeeper.onInsert(3, 0, 0);
         assertEquals(1, withDoorkeeper.frequency(3), "the insert's reference sits in the doorkeeper");
     }
+
+    @Test
+    void aWindowOfTheWholeCapacityIsExactlyLru() {
+        // windowRatio 1: no main space, so the window (an LRU) is the whole cache.
+        long[] stream = new java.util.SplittableRandom(3).longs(20_000, 0, 300).toArray();
+        for (int capacity : new int[] {1, 7, 64, 250}) {
+            assertEquals(CacheReplay.run(new LruPolicy(), capacity, stream),
+                    CacheReplay.run(new WTinyLfuPolicy(capacity, 1.0, 0.8, 10.0, false), capacity, stream, true),
+                    "capacity " + capacity);
+        }
+    }
 }
