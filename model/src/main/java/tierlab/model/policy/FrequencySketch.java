@@ -13,7 +13,8 @@ package tierlab.model.policy;
  *       them (count-min: collisions only ever overestimate).</li>
  *   <li><b>Aging (reset)</b>: every {@code sampleSize} increments (agingFactor × capacity; Caffeine
  *       uses 10 × the maximum size) every counter is halved, rounded down, and the doorkeeper is
- *       cleared, so the filter follows a changing popularity instead of remembering forever.</li>
+ *       cleared, so the filter follows a changing popularity instead of remembering forever. Every
+ *       increment counts toward the reset (Caffeine counts only those that raised a counter).</li>
  *   <li><b>Doorkeeper</b> (optional, as in the TinyLFU paper; Caffeine has none): a Bloom filter in
  *       front of the sketch. A key's first increment since the last reset only sets its doorkeeper
  *       bits; later ones reach the sketch. The estimate adds one for a key the doorkeeper holds. One-
