@@ -18,8 +18,6 @@ import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.Marker;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-import tierlab.model.policy.Policies;
-import tierlab.model.policy.PolicyCapability;
 
 /** The miss-ratio chart: miss ratio against capacity (log scale), one line per policy. */
 public final class MissRatioChart {
@@ -81,7 +79,7 @@ public final class MissRatioChart {
         for (String policy : curves.policies()) {
             double[] y = capacities.stream().mapToDouble(c -> curves.point(policy, c).missRatio()).toArray();
             XYSeries series = chart.addSeries(policy, x, y);
-            if (Policies.has(policy, PolicyCapability.NEEDS_FUTURE_REFERENCES)) {
+            if (MissRatioCurves.needsFuture(policy)) {
                 series.setLineColor(BELADY_COLOR);
                 series.setMarkerColor(BELADY_COLOR);
                 series.setLineStyle(SeriesLines.DASH_DASH);

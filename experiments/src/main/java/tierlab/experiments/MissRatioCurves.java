@@ -2,7 +2,7 @@ package tierlab.experiments;
 
 import java.util.List;
 import java.util.NoSuchElementException;
-import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyChoice;
 import tierlab.model.policy.PolicyCapability;
 
 /**
@@ -52,12 +52,21 @@ public record MissRatioCurves(long references, long distinctBlocks, List<String>
 
     /** The offline bound among the curves (the first policy that reads the future), or null if none. */
     public String offlineBound() {
-        return policies.stream().filter(name -> Policies.has(name, PolicyCapability.NEEDS_FUTURE_REFERENCES))
+        return policies.stream().filter(label -> needsFuture(label))
                 .findFirst().orElse(null);
     }
 
     /** The policies that can run in a real store: every policy but the offline optimum. */
     public List<String> onlinePolicies() {
-        return policies.stream().filter(name -> !Policies.has(name, PolicyCapability.NEEDS_FUTURE_REFERENCES)).toList();
+        return policies.stream().filter(label -> !needsFuture(label)).toList();
+    }
+
+    /** Whether the policy a label names (a name, or a name with knobs) reads the future; false for an unknown one. */
+    static boolean needsFuture(String label) {
+        try {
+            return PolicyChoice.parse(label).has(PolicyCapability.NEEDS_FUTURE_REFERENCES);
+        } catch (IllegalArgumentException notAPolicy) {
+            return false;
+        }
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import tierlab.model.policy.CacheReplay;
 import tierlab.model.policy.Policies;
 import tierlab.model.policy.PolicyCapability;
+import tierlab.model.policy.PolicyChoice;
 import tierlab.model.policy.PolicyOptions;
 import tierlab.model.policy.ReplacementPolicy;
 import tierlab.model.policy.ReplayResult;
@@ -29,22 +30,29 @@ public final class MissRatioSweep {
         return run(trace.blockRequests(), policies, capacities);
     }
 
-    /** The same over any block-id requests (one array of block ids per request, in arrival order). */
+    /**
+     * The same over any block-id requests (one array of block ids per request, in arrival order).
+     * Each policy is a name or a {@link PolicyChoice} text with knobs ({@code 2q:kin=0.3}); the
+     * curves name it by that choice's label.
+     */
     public static MissRatioCurves run(List<long[]> requests, List<String> policies, List<Long> capacities) {
         long[] flat = requests.stream().flatMapToLong(java.util.Arrays::stream).toArray();
         List<MissRatioPoint> points = new ArrayList<>(policies.size() * capacities.size());
-        for (String policyName : policies) {
+        List<String> labels = new ArrayList<>(policies.size());
+        for (String policyText : policies) {
+            PolicyChoice choice = PolicyChoice.parse(policyText);
+            labels.add(choice.label());
             for (long capacityBlocks : capacities) {
-                PolicyOptions options = PolicyOptions.defaults(capacityBlocks);
-                if (Policies.has(policyName, PolicyCapability.NEEDS_FUTURE_REFERENCES)) {
+                PolicyOptions options = choice.options(capacityBlocks);
+                if (choice.has(PolicyCapability.NEEDS_FUTURE_REFERENCES)) {
                     options = options.withFutureReferences(flat);
                 }
-                ReplacementPolicy policy = Policies.create(policyName, options);
+                ReplacementPolicy policy = Policies.create(choice.name(), options);
                 ReplayResult result = CacheReplay.run(policy, capacityBlocks, requests);
-                points.add(new MissRatioPoint(policyName, capacityBlocks, result));
+                points.add(new MissRatioPoint(choice.label(), capacityBlocks, result));
             }
         }
-        return new MissRatioCurves(flat.length, distinct(flat), policies, capacities, points);
+        return new MissRatioCurves(flat.length, distinct(flat), labels, capacities, points);
     }
 
     /** Number of distinct values (sorting a copy: no hash set of a hundred thousand boxed longs). */

@@ -19,6 +19,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tierlab.model.policy.Policies;
+import tierlab.model.policy.PolicyChoice;
 import tierlab.sim.workload.MooncakeTrace;
 import tierlab.sim.workload.MooncakeTraceReader;
 import tierlab.sim.workload.TraceException;
@@ -67,8 +68,10 @@ public final class ReplayCommand implements Callable<Integer> {
             description = "Comma-separated L1 capacities in blocks, each at least 1 [default: ${DEFAULT-VALUE}].")
     private List<Long> capacities;
 
-    @Option(names = "--policies", paramLabel = "NAMES", split = ",",
-            description = "Comma-separated policies [default: all: ${COMPLETION-CANDIDATES}].",
+    @Option(names = "--policies", paramLabel = "POLICIES", split = ",",
+            description = "Comma-separated policies, each NAME or NAME:KNOB=VALUE[:KNOB=VALUE...] to set its knobs"
+                    + " (e.g. lru,s3-fifo:smallRatio=0.1:ghostRatio=0.9,2q:kin=0.3); a policy may appear at several"
+                    + " settings [default: all, at default knobs: ${COMPLETION-CANDIDATES}].",
             completionCandidates = PolicyNames.class)
     private List<String> policies;
 
@@ -137,18 +140,21 @@ public final class ReplayCommand implements Callable<Integer> {
         return List.copyOf(sorted);
     }
 
+    /** The chosen policies' labels (a name, or a name with knobs), duplicates dropped, in the order given. */
     private List<String> validatedPolicies() {
         if (policies == null || policies.isEmpty()) {
             return Policies.names();
         }
         List<String> chosen = new ArrayList<>();
         for (String policy : policies) {
-            if (!Policies.names().contains(policy)) {
-                throw new ParameterException(spec.commandLine(), "--policies: unknown policy '" + policy
-                        + "' (known: " + String.join(", ", Policies.names()) + ")");
+            String label;
+            try {
+                label = PolicyChoice.parse(policy).label();
+            } catch (IllegalArgumentException badChoice) {
+                throw new ParameterException(spec.commandLine(), "--policies: " + badChoice.getMessage());
             }
-            if (!chosen.contains(policy)) {
-                chosen.add(policy);
+            if (!chosen.contains(label)) {
+                chosen.add(label);
             }
         }
         return chosen;
@@ -160,19 +166,21 @@ public final class ReplayCommand implements Callable<Integer> {
         stdout.printf(Locale.ROOT, "%,d replays (%d policies x %d capacities) in %.1f s%n%n",
                 curves.points().size(), curves.policies().size(), curves.capacities().size(), replaySeconds);
         stdout.println("hit ratio by L1 capacity (blocks):");
-        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-16s", "policy"));
+        // Labels with knobs can be long; the first column fits the longest.
+        String labelFormat = "%-" + Math.max(16, curves.policies().stream().mapToInt(String::length).max().orElse(0) + 2) + "s";
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, labelFormat, "policy"));
         for (long capacity : curves.capacities()) {
             header.append(String.format(Locale.ROOT, "%9s", DemoReport.count(capacity)));
         }
         stdout.println(header);
         for (String policy : curves.policies()) {
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-16s", policy));
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, labelFormat, policy));
             for (long capacity : curves.capacities()) {
                 row.append(String.format(Locale.ROOT, "%9s", DemoReport.percent(curves.point(policy, capacity).hitRatio())));
             }
             stdout.println(row);
         }
-        stdout.printf(Locale.ROOT, "%-16s%9s (any capacity >= %,d blocks)%n%n", "infinite cache",
+        stdout.printf(Locale.ROOT, labelFormat + "%9s (any capacity >= %,d blocks)%n%n", "infinite cache",
                 DemoReport.percent(curves.infiniteHitRatio()), curves.distinctBlocks());
         for (String observation : DemoReport.observations(curves)) {
             stdout.println(observation.replace("`", ""));

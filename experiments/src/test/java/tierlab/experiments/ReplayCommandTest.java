@@ -172,7 +172,12 @@ class ReplayCommandTest {
                 new String[] {"replay", "--bogus"},
                 new String[] {"replay", "--capacities", "0,8"},
                 new String[] {"replay", "--capacities", "eight"},
-                new String[] {"replay", "--policies", "lru,lfu"},
+                new String[] {"replay", "--policies", "lru,mru"},
+                new String[] {"replay", "--policies", "2q:smallRatio=0.1"},
+                new String[] {"replay", "--policies", "2q:kin=lots"},
+                new String[] {"replay", "--policies", "2q:kin=1.5"},
+                new String[] {"replay", "--policies", "2q:kin"},
+                new String[] {"replay", "--policies", "lru:kin=0.5"},
                 new String[] {"frobnicate"},
                 new String[] {})) {
             CommandRun run = run(args);
@@ -182,6 +187,42 @@ class ReplayCommandTest {
             assertEquals(1, run.err().lines().count(), shown + ": " + run.err());
             assertEquals("", run.out(), shown);
         }
+    }
+
+    @Test
+    void badPolicyKnobsNameThePolicyAndTheKnob() {
+        String helpHint = " (see 'tierlab replay --help')";
+        assertEquals("tierlab: --policies: policy '2q' has no knob 'smallRatio' (its knobs: kin, kout)" + helpHint,
+                run("replay", "--policies", "2q:smallRatio=0.1").err().strip());
+        assertEquals("tierlab: --policies: policy '2q': kin must be a number, was 'lots'" + helpHint,
+                run("replay", "--policies", "2q:kin=lots").err().strip());
+        assertEquals("tierlab: --policies: policy '2q': kin must be between 0.0 and 1.0, was 1.5" + helpHint,
+                run("replay", "--policies", "2q:kin=1.5").err().strip());
+        assertEquals("tierlab: --policies: policy 'lru' has no knob 'kin' (it has no knobs)" + helpHint,
+                run("replay", "--policies", "lru:kin=0.5").err().strip());
+        assertEquals("tierlab: --policies: policy 's3-fifo': knob 'smallRatio' is given twice" + helpHint,
+                run("replay", "--policies", "s3-fifo:smallRatio=0.1:smallRatio=0.2").err().strip());
+    }
+
+    @Test
+    void onePolicyAtSeveralSettingsGivesOneCurveEach() throws IOException {
+        Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 5);
+        Path out = folder.resolve("knobs");
+        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "32,128",
+                "--policies", "s3-fifo,s3-fifo:ghostRatio=0.9:smallRatio=0.2,2q:kin=0.5,s3-fifo:smallRatio=0.2:ghostRatio=0.9");
+        assertEquals(0, run.exitCode(), run.err());
+        Map<String, long[]> rows = readCsv(out.resolve(ReplayCommand.CSV_FILE));
+        // Labels list the knobs in declaration order, so the two spellings of one setting are one curve.
+        assertEquals(Set.of("s3-fifo@32", "s3-fifo@128", "s3-fifo:smallRatio=0.2:ghostRatio=0.9@32",
+                "s3-fifo:smallRatio=0.2:ghostRatio=0.9@128", "2q:kin=0.5@32", "2q:kin=0.5@128"), rows.keySet());
+        long[] references = MooncakeTraceReader.read(trace).flattenedReferences();
+        for (long capacity : List.of(32L, 128L)) {
+            var paper = new tierlab.model.policy.S3FifoPolicy(capacity, 0.2, 0.9, 1);
+            long hits = tierlab.model.policy.CacheReplay.run(paper, capacity, references).hits();
+            assertEquals(hits, rows.get("s3-fifo:smallRatio=0.2:ghostRatio=0.9@" + capacity)[1], "at " + capacity);
+        }
+        assertTrue(Files.readString(out.resolve(ReplayCommand.REPORT_FILE))
+                .contains("--policies s3-fifo,s3-fifo:smallRatio=0.2:ghostRatio=0.9,2q:kin=0.5"));
     }
 
     @Test

@@ -98,7 +98,7 @@ class BadExperimentFileTest {
     @CsvSource(delimiter = '|', value = {
         "l1CapacityGiB: 1|l1CapacityGiB: -1|store.l1CapacityGiB: must be > 0, was -1.0",
         "l2CapacityGiB: 4|l2CapacityGiB: 0|store.l2CapacityGiB: must be > 0",
-        "policy: lru|policy: lfu|store.policy: unknown policy 'lfu' (known: lru",
+        "policy: lru|policy: mru|store.policy: unknown policy 'mru' (known: lru",
         "policy: lru|policy: belady|store.policy: belady needs the future reference stream",
         "type: long-prefill|type: replay|workload.type: unknown type 'replay'",
         "name: probe|name: Probe Run|name: 'Probe Run' must be",
@@ -133,8 +133,8 @@ class BadExperimentFileTest {
 
     @Test
     void badSweepPointIsNamedWithItsAxisValue() throws IOException {
-        CommandRun run = runFile("bad.yaml", GOOD + "sweep:\n  store.policy: [lru, lfu]\n");
-        assertOneClearLine(run, "bad.yaml", "sweep point {store.policy=lfu}", "store.policy: unknown policy 'lfu'");
+        CommandRun run = runFile("bad.yaml", GOOD + "sweep:\n  store.policy: [lru, mru]\n");
+        assertOneClearLine(run, "bad.yaml", "sweep point {store.policy=mru}", "store.policy: unknown policy 'mru'");
     }
 
     @Test

@@ -22,15 +22,34 @@ public final class Policies {
                     List.of(BipPolicy.MRU_INTERVAL), Set.of(), options -> new BipPolicy(options.get(BipPolicy.MRU_INTERVAL))),
             PolicyKind.plain(ArcPolicy.NAME, "adaptive replacement cache (recency and frequency lists, ghost lists)",
                     options -> new ArcPolicy(options.capacityEntries())),
-            PolicyKind.plain(S3FifoPolicy.NAME, "S3-FIFO: a small probationary FIFO, a main FIFO and a ghost list",
-                    options -> new S3FifoPolicy(options.capacityEntries())),
+            new PolicyKind(S3FifoPolicy.NAME, "S3-FIFO: a small probationary FIFO, a main FIFO and a ghost list",
+                    List.of(S3FifoPolicy.SMALL_RATIO, S3FifoPolicy.GHOST_RATIO, S3FifoPolicy.MOVE_TO_MAIN_THRESHOLD),
+                    Set.of(), options -> new S3FifoPolicy(options.capacityEntries(),
+                            options.get(S3FifoPolicy.SMALL_RATIO), options.get(S3FifoPolicy.GHOST_RATIO),
+                            options.get(S3FifoPolicy.MOVE_TO_MAIN_THRESHOLD))),
             PolicyKind.plain(SievePolicy.NAME, "SIEVE: a FIFO whose hand skips keys visited since it last passed",
                     options -> new SievePolicy()),
             new PolicyKind(BeladyPolicy.NAME, "Belady's MIN: evict the key whose next use is farthest away", List.of(),
                     Set.of(PolicyCapability.NEEDS_FUTURE_REFERENCES),
                     options -> new BeladyPolicy(options.futureReferences())),
             PolicyKind.plain(FifoPolicy.NAME, "first in, first out: insertion order, hits do not reorder",
-                    options -> new FifoPolicy()));
+                    options -> new FifoPolicy()),
+            new PolicyKind(LfuPolicy.NAME, "least frequently used (ties: least recent), counts halved every "
+                    + "agingFactor x capacity references", List.of(LfuPolicy.AGING_FACTOR), Set.of(),
+                    options -> new LfuPolicy(options.capacityEntries(), options.get(LfuPolicy.AGING_FACTOR))),
+            new PolicyKind(SlruPolicy.NAME, "segmented LRU: new keys on probation, a hit promotes to a protected LRU",
+                    List.of(SlruPolicy.PROTECTED_RATIO), Set.of(),
+                    options -> new SlruPolicy(options.capacityEntries(), options.get(SlruPolicy.PROTECTED_RATIO))),
+            new PolicyKind(TwoQueuePolicy.NAME, "2Q: a FIFO for first uses (A1in), its ghosts (A1out), an LRU (Am)",
+                    List.of(TwoQueuePolicy.KIN, TwoQueuePolicy.KOUT), Set.of(),
+                    options -> new TwoQueuePolicy(options.capacityEntries(), options.get(TwoQueuePolicy.KIN),
+                            options.get(TwoQueuePolicy.KOUT))),
+            new PolicyKind(WTinyLfuPolicy.NAME, "W-TinyLFU (Caffeine): LRU window, SLRU main, a frequency sketch "
+                    + "admits to main", List.of(WTinyLfuPolicy.WINDOW_RATIO, SlruPolicy.PROTECTED_RATIO,
+                            LfuPolicy.AGING_FACTOR, WTinyLfuPolicy.DOORKEEPER), Set.of(),
+                    options -> new WTinyLfuPolicy(options.capacityEntries(), options.get(WTinyLfuPolicy.WINDOW_RATIO),
+                            options.get(SlruPolicy.PROTECTED_RATIO), options.get(LfuPolicy.AGING_FACTOR),
+                            options.get(WTinyLfuPolicy.DOORKEEPER))));
 
     private static final Map<String, PolicyKind> BY_NAME = byName();
     private static final List<String> NAMES = KINDS.stream().map(PolicyKind::name).toList();
@@ -65,7 +84,8 @@ public final class Policies {
         return List.copyOf(new ArrayList<>(byName.values()));
     }
 
-    /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo. */
+    /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo,
+     * lfu, slru, 2q, w-tinylfu. */
     public static List<String> names() {
         return NAMES;
     }

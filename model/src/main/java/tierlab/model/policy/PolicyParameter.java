@@ -31,6 +31,45 @@ public record PolicyParameter<T>(String name, Class<T> type, T defaultValue, Str
         return new PolicyParameter<>(name, Integer.class, defaultValue, doc, "must be >= " + minimum, v -> v >= minimum);
     }
 
+    /** A number knob within [{@code minimum}, {@code maximum}] (a share of the capacity, say). */
+    public static PolicyParameter<Double> between(String name, double defaultValue, double minimum, double maximum,
+                                                  String doc) {
+        return new PolicyParameter<>(name, Double.class, defaultValue, doc,
+                "must be between " + minimum + " and " + maximum, v -> v >= minimum && v <= maximum);
+    }
+
+    /** A true-or-false knob. */
+    public static PolicyParameter<Boolean> flag(String name, boolean defaultValue, String doc) {
+        return new PolicyParameter<>(name, Boolean.class, defaultValue, doc, "must be true or false", v -> true);
+    }
+
+    /**
+     * {@code text} (as typed on a command line) as this parameter's type, checked; the message
+     * names the parameter. Numbers use '.' as the decimal point.
+     */
+    public T parsed(String text) {
+        String trimmed = text == null ? "" : text.strip();
+        Object value = trimmed;
+        try {
+            if (type == Integer.class) {
+                value = Integer.valueOf(trimmed);
+            } else if (type == Long.class) {
+                value = Long.valueOf(trimmed);
+            } else if (type == Double.class) {
+                value = Double.valueOf(trimmed);
+            }
+        } catch (NumberFormatException notANumber) {
+            throw new IllegalArgumentException(name + " must be " + typeName() + ", was '" + trimmed + "'");
+        }
+        if (type == Boolean.class) {
+            if (!trimmed.equals("true") && !trimmed.equals("false")) {
+                throw new IllegalArgumentException(name + " must be true or false, was '" + trimmed + "'");
+            }
+            value = Boolean.valueOf(trimmed);
+        }
+        return checked(value);
+    }
+
     /** {@code value} as this parameter's type, checked against the rule; the message names the parameter. */
     public T checked(Object value) {
         if (value == null) {

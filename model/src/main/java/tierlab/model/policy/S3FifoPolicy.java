@@ -8,19 +8,26 @@ import tierlab.model.util.OffsetTable;
  * ("one-hit wonders") before they can push frequently used keys out.
  *
  * <ul>
- *   <li><b>small</b>: every new key enters here. Its target size is 10% of the capacity (at least
- *       one entry).</li>
+ *   <li><b>small</b>: every new key enters here. Its target size is {@code smallRatio} [0.1] of the
+ *       capacity, rounded down, at least one entry.</li>
  *   <li><b>main</b>: keys that were used again while in small, and keys the ghost queue remembers.</li>
- *   <li><b>ghost</b>: the keys (no data) most recently removed from small, at most capacity of
- *       them, oldest forgotten first. A new insert of a ghost key goes straight to main.</li>
+ *   <li><b>ghost</b>: the keys (no data) most recently removed from small, at most
+ *       {@code ghostRatio} [1.0] × capacity of them (rounded down), oldest forgotten first. A new
+ *       insert of a ghost key goes straight to main.</li>
  * </ul>
  * Each resident key has a 2-bit frequency (0 to 3) that an access increments.
+ *
+ * <p>The defaults are tierlab's original, fixed behaviour. The paper's defaults differ in one knob:
+ * its ghost queue holds as many entries as main (ghostRatio = 1 − smallRatio = 0.9); its small
+ * queue is 10% of the cache and a key accessed at least once in small moves to main
+ * (moveToMainThreshold = 1), as here.
  *
  * <p>{@link #selectVictim} evicts from small when small holds at least its target size (or main is
  * empty), otherwise from main:
  * <ul>
- *   <li>small, from its oldest key: a key with frequency &gt; 0 moves to main (keeping its
- *       frequency) instead of being evicted; the first key with frequency 0 is the victim.</li>
+ *   <li>small, from its oldest key: a key with frequency &gt;= {@code moveToMainThreshold} [1] moves
+ *       to main (keeping its frequency) instead of being evicted; the first key below it is the
+ *       victim.</li>
  *   <li>main, from its oldest key, like CLOCK: a key with frequency &gt; 0 is decremented and
  *       reinserted at the head; the first key with frequency 0 is the victim.</li>
  * </ul>
@@ -43,23 +50,56 @@ public final class S3FifoPolicy implements ReplacementPolicy {
     /** The largest value of the 2-bit frequency counter. */
     static final int MAX_FREQUENCY = 3;
 
-    private final long capacityEntries;
+    /** The small queue's target share of the capacity [0.1, the paper's]. */
+    public static final PolicyParameter<Double> SMALL_RATIO = PolicyParameter.between("smallRatio", 0.1, 0.0, 1.0,
+            "s3-fifo: the small queue's target share of the capacity (rounded down, at least 1 entry)");
+    /** The ghost queue's size as a share of the capacity [1.0; the paper's is 0.9, the main queue's size]. */
+    public static final PolicyParameter<Double> GHOST_RATIO = PolicyParameter.between("ghostRatio", 1.0, 0.0, 16.0,
+            "s3-fifo: ghost entries remembered, as a share of the capacity (the paper: 0.9, main's size)");
+    /** Accesses a key needs while in small to move to main instead of being evicted [1, the paper's]. */
+    public static final PolicyParameter<Integer> MOVE_TO_MAIN_THRESHOLD = new PolicyParameter<>("moveToMainThreshold",
+            Integer.class, 1, "s3-fifo: accesses in the small queue that move a key to main instead of out",
+            "must be between 1 and " + MAX_FREQUENCY, v -> v >= 1 && v <= MAX_FREQUENCY);
+
     private final long smallTargetSize;
+    private final long ghostCapacity;
+    private final int moveToMainThreshold;
     /** Every key the policy knows, resident or ghost; {@link KeyNode#list} says which queue. */
     private final OffsetTable<KeyNode> nodesByKey = new OffsetTable<>(1);
     private final KeyList small = new KeyList("s3-fifo small queue");
     private final KeyList main = new KeyList("s3-fifo main queue");
     private final KeyList ghost = new KeyList("s3-fifo ghost queue");
 
+    /** S3-FIFO at the default knobs (tierlab's original behaviour). */
     public S3FifoPolicy(long capacityEntries) {
+        this(capacityEntries, SMALL_RATIO.defaultValue(), GHOST_RATIO.defaultValue(),
+                MOVE_TO_MAIN_THRESHOLD.defaultValue());
+    }
+
+    public S3FifoPolicy(long capacityEntries, double smallRatio, double ghostRatio, int moveToMainThreshold) {
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
-        this.capacityEntries = capacityEntries;
-        this.smallTargetSize = Math.max(1, capacityEntries / 10);
+        this.smallTargetSize = Math.max(1, shareOf(SMALL_RATIO.checked(smallRatio), capacityEntries));
+        this.ghostCapacity = shareOf(GHOST_RATIO.checked(ghostRatio), capacityEntries);
+        this.moveToMainThreshold = MOVE_TO_MAIN_THRESHOLD.checked(moveToMainThreshold);
     }
 
-    /** The small queue's target size: 10% of the capacity, rounded down, at least 1. */
+    /**
+     * ⌊share × entries⌋. For the default 0.1 this equals the integer division entries / 10 that
+     * tierlab used before the knob existed: the double 0.1 is slightly above one tenth, so the
+     * product never rounds below a whole tenth (S3FifoPolicyTest checks it over a range).
+     */
+    static long shareOf(double share, long entries) {
+        return (long) Math.floor(share * entries);
+    }
+
+    /** The ghost queue's capacity in entries. */
+    public long ghostCapacity() {
+        return ghostCapacity;
+    }
+
+    /** The small queue's target size: smallRatio of the capacity, rounded down, at least 1. */
     public long smallTargetSize() {
         return smallTargetSize;
     }
@@ -119,7 +159,7 @@ public final class S3FifoPolicy implements ReplacementPolicy {
             small.remove(node);
             node.frequency = 0;
             ghost.addNewest(node);
-            while (ghost.size() > capacityEntries) {
+            while (ghost.size() > ghostCapacity) {
                 KeyNode forgotten = ghost.oldest();
                 ghost.remove(forgotten);
                 nodesByKey.remove(forgotten.key);
@@ -160,7 +200,7 @@ public final class S3FifoPolicy implements ReplacementPolicy {
             KeyNode node = small.oldest();
             if (!evictable.test(node.key)) {
                 small.moveToNewest(node);
-            } else if (node.frequency > 0) {
+            } else if (node.frequency >= moveToMainThreshold) {
                 small.remove(node);
                 main.addNewest(node);
             } else {
@@ -226,9 +266,9 @@ public final class S3FifoPolicy implements ReplacementPolicy {
             throw new IllegalStateException(NAME + ": lookup map holds " + nodesByKey.size()
                     + " keys but the three queues hold " + listed);
         }
-        if (ghost.size() > capacityEntries) {
+        if (ghost.size() > ghostCapacity) {
             throw new IllegalStateException(NAME + ": ghost queue holds " + ghost.size()
-                    + " keys, more than the capacity " + capacityEntries);
+                    + " keys, more than its capacity " + ghostCapacity);
         }
     }
 }

@@ -11,8 +11,10 @@ final class PoliciesTest {
 
     @Test
     void namesAreStableAndInTheDocumentedOrder() {
-        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady", "fifo"), Policies.names());
-        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "fifo"), Policies.online());
+        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady", "fifo", "lfu", "slru", "2q",
+                "w-tinylfu"), Policies.names());
+        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "fifo", "lfu", "slru", "2q",
+                "w-tinylfu"), Policies.online());
         assertThrows(UnsupportedOperationException.class, () -> Policies.names().add("mine"));
     }
 
@@ -41,7 +43,7 @@ final class PoliciesTest {
     void unknownNameListsTheKnownOnes() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
                 () -> Policies.create("foo", PolicyOptions.defaults(8)));
-        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo)",
+        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo, lfu, slru, 2q, w-tinylfu)",
                 error.getMessage());
     }
 
@@ -90,14 +92,18 @@ final class PoliciesTest {
 
     @Test
     void parametersAreDeclaredOnceWithTheirDefaultsAndDocs() {
-        assertEquals(List.of("mruInterval"), Policies.parameters().stream().map(PolicyParameter::name).toList());
+        assertEquals(List.of("mruInterval", "smallRatio", "ghostRatio", "moveToMainThreshold", "agingFactor",
+                "protectedRatio", "kin", "kout", "windowRatio", "doorkeeper"),
+                Policies.parameters().stream().map(PolicyParameter::name).toList());
         PolicyParameter<?> interval = Policies.parameters().getFirst();
         assertEquals(32, interval.defaultValue());
         assertEquals("a whole number", interval.typeName());
         assertTrue(!interval.doc().isBlank());
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
                 () -> PolicyParameters.of(java.util.Map.of("mruIntervall", 4)));
-        assertEquals("policy parameter 'mruIntervall' is unknown (known: mruInterval)", unknown.getMessage());
+        assertEquals("policy parameter 'mruIntervall' is unknown (known: mruInterval, smallRatio, ghostRatio,"
+                + " moveToMainThreshold, agingFactor, protectedRatio, kin, kout, windowRatio, doorkeeper)",
+                unknown.getMessage());
         IllegalArgumentException wrongType = assertThrows(IllegalArgumentException.class,
                 () -> PolicyParameters.of(java.util.Map.of("mruInterval", "four")));
         assertEquals("mruInterval must be a whole number, was four", wrongType.getMessage());

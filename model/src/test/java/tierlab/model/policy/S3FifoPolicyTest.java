@@ -127,4 +127,67 @@ final class S3FifoPolicyTest extends ReplacementPolicyContract {
         assertTrue(policy.isInMainQueue(50));
         policy.checkInvariants();
     }
+
+    @Test
+    void theDefaultSmallRatioRoundsExactlyLikeTheOriginalIntegerDivision() {
+        // Before the knob existed the small target was capacity / 10; the default must not move it.
+        for (long capacity = 1; capacity <= 2_000_000; capacity++) {
+            assertEquals(capacity / 10, S3FifoPolicy.shareOf(0.1, capacity), "capacity " + capacity);
+        }
+        assertEquals(1_000_000_000L, S3FifoPolicy.shareOf(1.0, 1_000_000_000L));
+        S3FifoPolicy defaults = new S3FifoPolicy(250);
+        assertEquals(25, defaults.smallTargetSize());
+        assertEquals(250, defaults.ghostCapacity(), "the ghost queue remembers a full capacity of keys by default");
+    }
+
+    @Test
+    void knobsComeFromTheRegistryOptions() {
+        S3FifoPolicy paper = (S3FifoPolicy) Policies.create(S3FifoPolicy.NAME,
+                PolicyOptions.defaults(200).with("ghostRatio", 0.9).with("smallRatio", 0.2));
+        assertEquals(40, paper.smallTargetSize());
+        assertEquals(180, paper.ghostCapacity());
+    }
+
+    @Test
+    void aThresholdOfTwoEvictsAKeyUsedOnceInSmall() {
+        // Capacity 4, small target 1. Keys 1-4 in small; 1 used once, 2 used twice.
+        for (int threshold : new int[] {1, 2}) {
+            S3FifoPolicy policy = new S3FifoPolicy(4, 0.25, 1.0, threshold);
+            for (long key = 1; key <= 4; key++) {
+                policy.onInsert(key, 0, 0);
+            }
+            policy.onAccess(1);
+            policy.onAccess(2);
+            policy.onAccess(2);
+            // Threshold 1: 1 and 2 move to main, 3 (never used) is the victim.
+            // Threshold 2: 1 (one access) is below it and is the victim at once.
+            long victim = policy.selectVictim(key -> true);
+            assertEquals(threshold == 1 ? 3 : 1, victim, "threshold " + threshold);
+            assertEquals(threshold == 1, policy.isInMainQueue(1));
+            assertTrue(threshold == 1 ? policy.isInMainQueue(2) : policy.isInSmallQueue(2));
+            policy.checkInvariants();
+        }
+    }
+
+    @Test
+    void theGhostQueueKeepsGhostRatioTimesTheCapacity() {
+        // Capacity 10, ghostRatio 0.2: two ghosts. Three keys leave small; the oldest is forgotten.
+        S3FifoPolicy policy = new S3FifoPolicy(10, 0.1, 0.2, 1);
+        assertEquals(2, policy.ghostCapacity());
+        for (long key = 1; key <= 3; key++) {
+            policy.onInsert(key, 0, 0);
+        }
+        for (long key = 1; key <= 3; key++) {
+            policy.onRemove(key);
+        }
+        assertFalse(policy.isGhost(1));
+        assertTrue(policy.isGhost(2));
+        assertTrue(policy.isGhost(3));
+        policy.checkInvariants();
+        // A ghost's return goes to main; a forgotten key's return goes to small.
+        policy.onInsert(2, 1, 0);
+        policy.onInsert(1, 1, 1);
+        assertTrue(policy.isInMainQueue(2));
+        assertTrue(policy.isInSmallQueue(1));
+    }
 }

@@ -1,0 +1,133 @@
+package tierlab.model.policy;
+
+import java.util.function.LongPredicate;
+import tierlab.model.util.OffsetTable;
+
+/**
+ * Segmented LRU (Karedla, Love and Wherry, IEEE Computer 1994): two LRU segments.
+ *
+ * <ul>
+ *   <li><b>probation</b>: every new key enters at its most-recent end.</li>
+ *   <li><b>protected</b>: a hit on a probation key moves it to the most-recent end of protected; a hit
+ *       on a protected key moves it to the most-recent end there. Protected holds at most
+ *       ⌊{@code protectedRatio} [0.8] × capacity⌋ keys: when a promotion makes it larger, its least
+ *       recent key is demoted to the most-recent end of probation (it gets a second chance there
+ *       instead of leaving the cache).</li>
+ * </ul>
+ * The victim is probation's least recent evictable key; only when probation has none is protected's
+ * least recent evictable key taken. So a key used once can never push out a key used twice while
+ * probation holds anything, which is what makes SLRU resist scans.
+ */
+public final class SlruPolicy implements ReplacementPolicy {
+
+    public static final String NAME = "slru";
+
+    /** Protected segment's share of the capacity [0.8, Caffeine's main-space split]. */
+    public static final PolicyParameter<Double> PROTECTED_RATIO = PolicyParameter.between("protectedRatio", 0.8, 0.0,
+            1.0, "slru, w-tinylfu: the protected segment's share of the (main) capacity, rounded down");
+
+    private final OffsetTable<KeyNode> nodesByKey = new OffsetTable<>(1);
+    private final KeyList probation = new KeyList("slru probation segment");
+    private final KeyList protectedSegment = new KeyList("slru protected segment");
+    private final long protectedCapacity;
+
+    public SlruPolicy(long capacityEntries, double protectedRatio) {
+        if (capacityEntries < 1) {
+            throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
+        }
+        this.protectedCapacity = (long) Math.floor(PROTECTED_RATIO.checked(protectedRatio) * capacityEntries);
+    }
+
+    /** The most keys the protected segment holds. */
+    public long protectedCapacity() {
+        return protectedCapacity;
+    }
+
+    /** Whether the key is resident in the protected segment (for tests). */
+    boolean isProtected(long key) {
+        KeyNode node = nodesByKey.get(key);
+        return node != null && node.list == protectedSegment;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void onInsert(long key, long groupId, int positionInGroup) {
+        PolicyPreconditions.checkInsertableKey(NAME, key);
+        if (nodesByKey.get(key) != null) {
+            throw PolicyPreconditions.alreadyResident(NAME, key);
+        }
+        KeyNode node = new KeyNode(key);
+        nodesByKey.putIfAbsent(key, node);
+        probation.addNewest(node);
+    }
+
+    @Override
+    public void onAccess(long key) {
+        KeyNode node = resident(key, "onAccess");
+        if (node.list == protectedSegment) {
+            protectedSegment.moveToNewest(node);
+            return;
+        }
+        probation.remove(node);
+        protectedSegment.addNewest(node);
+        while (protectedSegment.size() > protectedCapacity) {
+            KeyNode demoted = protectedSegment.oldest();
+            protectedSegment.remove(demoted);
+            probation.addNewest(demoted);
+        }
+    }
+
+    @Override
+    public void onRemove(long key) {
+        KeyNode node = resident(key, "onRemove");
+        node.list.remove(node);
+        nodesByKey.remove(key);
+    }
+
+    private KeyNode resident(long key, String operation) {
+        KeyNode node = nodesByKey.get(key);
+        if (node == null) {
+            throw PolicyPreconditions.notResident(NAME, operation, key);
+        }
+        return node;
+    }
+
+    @Override
+    public long selectVictim(LongPredicate evictable) {
+        long victim = oldestEvictable(probation, evictable);
+        return victim != NO_VICTIM ? victim : oldestEvictable(protectedSegment, evictable);
+    }
+
+    /** The least recent key of {@code list} that passes {@code evictable}, or NO_VICTIM. */
+    static long oldestEvictable(KeyList list, LongPredicate evictable) {
+        for (KeyNode node = list.oldest(); node != null; node = list.newerThan(node)) {
+            if (evictable.test(node.key)) {
+                return node.key;
+            }
+        }
+        return NO_VICTIM;
+    }
+
+    @Override
+    public boolean contains(long key) {
+        return nodesByKey.get(key) != null;
+    }
+
+    @Override
+    public int size() {
+        return probation.size() + protectedSegment.size();
+    }
+
+    @Override
+    public void checkInvariants() {
+        PolicyLists.checkLookup(NAME, nodesByKey, probation, protectedSegment);
+        if (protectedSegment.size() > protectedCapacity) {
+            throw new IllegalStateException(NAME + ": protected segment holds " + protectedSegment.size()
+                    + " keys, more than its capacity " + protectedCapacity);
+        }
+    }
+}
