@@ -458,6 +458,18 @@ abstract class StoragePortContract {
         assertTrue(openFileDescriptors() > fdsBefore, "the open backend holds descriptors");
         port.close();
         assertEquals(fdsBefore, openFileDescriptors(), "descriptors after close (ring fds, eventfds, the L2 file)");
+        // A pool's worker may still be on its way out when close() returns (the pool counts as
+        // terminated before the thread's last instructions run): give each a bounded moment to end.
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith(threadNamePrefix())) {
+                try {
+                    thread.join(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted while waiting for " + thread.getName(), e);
+                }
+            }
+        }
         assertTrue(Thread.getAllStackTraces().keySet().stream()
                         .noneMatch(t -> t.getName().startsWith(threadNamePrefix()) && t.isAlive()),
                 "no " + threadNamePrefix() + "* thread survives close");
