@@ -208,7 +208,7 @@ class ReplayCommandTest {
     void onePolicyAtSeveralSettingsGivesOneCurveEach() throws IOException {
         Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 5);
         Path out = folder.resolve("knobs");
-        Run run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "32,128",
+        CommandRun run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "32,128",
                 "--policies", "s3-fifo,s3-fifo:ghostRatio=0.9:smallRatio=0.2,2q:kin=0.5,s3-fifo:smallRatio=0.2:ghostRatio=0.9");
         assertEquals(0, run.exitCode(), run.err());
         Map<String, long[]> rows = readCsv(out.resolve(ReplayCommand.CSV_FILE));
