@@ -18,6 +18,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import tierlab.engine.persist.CallerPaths;
 import tierlab.model.policy.Policies;
 import tierlab.model.policy.PolicyChoice;
 import tierlab.sim.workload.MooncakeTrace;

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
+import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.cli.Main;
 
 /**
@@ -107,6 +108,38 @@ class HelpAndPathsTest {
             assertEquals(0, code, err.toString());
             assertTrue(Files.isRegularFile(caller.resolve("results/mine/results.csv")), out.toString());
             assertFalse(Files.exists(Path.of("results/mine")), "written below the working folder instead");
+        } finally {
+            if (before == null) {
+                System.clearProperty(CallerPaths.CALLER_DIR_PROPERTY);
+            } else {
+                System.setProperty(CallerPaths.CALLER_DIR_PROPERTY, before);
+            }
+        }
+    }
+
+    /** The hunt's --replay and --out are the caller's too (the default out/hunt stays in the repository). */
+    @Test
+    void theHuntsReplayAndOutPathsAreTheCallersFolders() throws IOException {
+        Path caller = Files.createDirectories(folder.resolve("hunter"));
+        Path replays = Path.of("").toAbsolutePath().getParent().resolve("hunt/src/test/resources/replays/fixed");
+        Path saved;
+        try (var files = Files.list(replays)) {
+            saved = files.filter(f -> f.toString().endsWith(".json")).sorted().findFirst().orElseThrow();
+        }
+        Files.copy(saved, caller.resolve("failure.json"));
+        String before = System.getProperty(CallerPaths.CALLER_DIR_PROPERTY);
+        System.setProperty(CallerPaths.CALLER_DIR_PROPERTY, caller.toString());
+        try {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            CommandLine commandLine = Main.newCommandLine();
+            commandLine.setOut(new PrintWriter(out));
+            commandLine.setErr(new PrintWriter(err));
+            int code = commandLine.execute("hunt", "--replay", "failure.json");
+            assertFalse(err.toString().contains("NoSuchFile") || err.toString().contains("no such file"),
+                    "the replay file was looked for below the working folder: " + err);
+            assertTrue(code == 0 || code == 1, "exit " + code + ": " + err);
+            assertTrue((out.toString() + err.toString()).contains("failure.json"), out + " / " + err);
         } finally {
             if (before == null) {
                 System.clearProperty(CallerPaths.CALLER_DIR_PROPERTY);

@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import tierlab.engine.persist.CallerPaths;
 import tierlab.model.KnownBug;
 
 /**
@@ -69,8 +70,13 @@ public final class HuntCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // Typed paths are the caller's (the launcher runs from the repository root); the default
+        // out/hunt stays in the repository, where the launcher runs.
+        if (spec.commandLine().getParseResult().hasMatchedOption("--out")) {
+            out = CallerPaths.resolve(out);
+        }
         if (replay != null) {
-            return replay(replay);
+            return replay(CallerPaths.resolve(replay));
         }
         if (!(minutes > 0 && minutes <= MAX_MINUTES)) {
             stderr().println("hunt: --minutes must be more than 0 and at most " + (long) MAX_MINUTES + " (a week), was " + minutes);

@@ -1,4 +1,4 @@
-package tierlab.experiments;
+package tierlab.engine.persist;
 
 import java.nio.file.Path;
 

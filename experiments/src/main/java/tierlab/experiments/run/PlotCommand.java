@@ -42,8 +42,8 @@ public final class PlotCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        folder = tierlab.experiments.CallerPaths.resolve(folder);
-        file = tierlab.experiments.CallerPaths.resolve(file);
+        folder = tierlab.engine.persist.CallerPaths.resolve(folder);
+        file = tierlab.engine.persist.CallerPaths.resolve(file);
         if (!Files.isDirectory(folder)) {
             throw new CommandException(folder + ": no such folder (give the output folder of a run, such as out/quickstart)");
         }

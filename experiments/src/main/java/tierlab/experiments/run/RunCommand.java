@@ -27,7 +27,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tierlab.experiments.AtomicOutputDirectory;
-import tierlab.experiments.CallerPaths;
+import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.ExitCleanup;
 import tierlab.experiments.OutputFolderCheck;
 import tierlab.experiments.StaleOutputs;
