@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +46,14 @@ class EveryReadFailsRunTest {
         String failure = results.column("failure").getString(0);
         assertTrue(failure.contains("the L2 device failed every read") && failure.contains("EIO"), failure);
         assertTrue(tookMs < 30_000, "bounded: " + tookMs + " ms");
+        // Issue 17 point 3, the exception path: the run ended by an exception inside it (the
+        // watchdog's stop), and its scratch L2 file did not outlive it.
+        Path scratch = folder.resolve(".every-read-fails.scratch");
+        if (Files.isDirectory(scratch)) {
+            try (var left = Files.list(scratch)) {
+                assertEquals(List.of(), left.toList(), "scratch files left after a run that ended in an exception");
+            }
+        }
         System.out.printf("%s, every read fails: ended in %d ms: %s%n", mode, tookMs, failure);
     }
 }
