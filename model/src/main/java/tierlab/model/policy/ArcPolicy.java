@@ -112,11 +112,7 @@ public final class ArcPolicy implements ReplacementPolicy {
     }
 
     private KeyNode residentNode(long key, String operation) {
-        KeyNode node = nodesByKey.get(key);
-        if (node == null || (node.list != t1 && node.list != t2)) {
-            throw PolicyPreconditions.notResident(NAME, operation, key);
-        }
-        return node;
+        return PolicyLists.resident(NAME, nodesByKey, key, operation, b1, b2);
     }
 
     private void trimGhosts() {
@@ -139,17 +135,7 @@ public final class ArcPolicy implements ReplacementPolicy {
         boolean preferT1 = t1.size() > targetT1Size;
         KeyList preferred = preferT1 ? t1 : t2;
         KeyList fallback = preferT1 ? t2 : t1;
-        long victim = oldestEvictable(preferred, evictable);
-        return victim != NO_VICTIM ? victim : oldestEvictable(fallback, evictable);
-    }
-
-    private static long oldestEvictable(KeyList list, LongPredicate evictable) {
-        for (KeyNode node = list.oldest(); node != null; node = list.newerThan(node)) {
-            if (evictable.test(node.key)) {
-                return node.key;
-            }
-        }
-        return NO_VICTIM;
+        return PolicyLists.oldestEvictable(preferred, fallback, evictable);
     }
 
     @Override

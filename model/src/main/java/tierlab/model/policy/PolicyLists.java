@@ -1,8 +1,12 @@
 package tierlab.model.policy;
 
+import java.util.function.LongPredicate;
 import tierlab.model.util.OffsetTable;
 
-/** Invariant checks shared by the policies built from {@link KeyList}s and one lookup table. */
+/**
+ * What the policies built from {@link KeyList}s and one lookup table share: the resident-node lookup,
+ * the victim scan, moving a key to a bounded ghost list, and the invariant checks.
+ */
 final class PolicyLists {
 
     private PolicyLists() {
@@ -27,6 +31,53 @@ final class PolicyLists {
         if (nodesByKey.size() != listed) {
             throw new IllegalStateException(policyName + ": lookup table holds " + nodesByKey.size()
                     + " keys but the lists hold " + listed);
+        }
+    }
+
+    /** The node of a resident key; an absent key is the caller's error, named by operation. */
+    static KeyNode resident(String policyName, OffsetTable<KeyNode> nodesByKey, long key, String operation) {
+        return resident(policyName, nodesByKey, key, operation, null, null);
+    }
+
+    /**
+     * The node of a resident key: present in the table and on neither ghost list (ghosts remember
+     * evicted keys; {@code null} for none). Anything else is the caller's error, named by operation.
+     */
+    static KeyNode resident(String policyName, OffsetTable<KeyNode> nodesByKey, long key, String operation,
+                            KeyList ghost, KeyList otherGhost) {
+        KeyNode node = nodesByKey.get(key);
+        if (node == null || (ghost != null && node.list == ghost) || (otherGhost != null && node.list == otherGhost)) {
+            throw PolicyPreconditions.notResident(policyName, operation, key);
+        }
+        return node;
+    }
+
+    /** The least recent key of {@code list} that passes {@code evictable}, or {@link ReplacementPolicy#NO_VICTIM}. */
+    static long oldestEvictable(KeyList list, LongPredicate evictable) {
+        for (KeyNode node = list.oldest(); node != null; node = list.newerThan(node)) {
+            if (evictable.test(node.key)) {
+                return node.key;
+            }
+        }
+        return ReplacementPolicy.NO_VICTIM;
+    }
+
+    /** The least recent evictable key of {@code first}, else of {@code then}, else NO_VICTIM. */
+    static long oldestEvictable(KeyList first, KeyList then, LongPredicate evictable) {
+        long victim = oldestEvictable(first, evictable);
+        return victim != ReplacementPolicy.NO_VICTIM ? victim : oldestEvictable(then, evictable);
+    }
+
+    /**
+     * Remembers an evicted key: {@code node} (already off its resident list) becomes the newest entry
+     * of {@code ghost}, and the oldest ghosts beyond {@code capacity} are forgotten entirely.
+     */
+    static void toGhost(KeyNode node, KeyList ghost, long capacity, OffsetTable<KeyNode> nodesByKey) {
+        ghost.addNewest(node);
+        while (ghost.size() > capacity) {
+            KeyNode forgotten = ghost.oldest();
+            ghost.remove(forgotten);
+            nodesByKey.remove(forgotten.key);
         }
     }
 }

@@ -158,12 +158,7 @@ public final class S3FifoPolicy implements ReplacementPolicy {
         if (node.list == small) {
             small.remove(node);
             node.frequency = 0;
-            ghost.addNewest(node);
-            while (ghost.size() > ghostCapacity) {
-                KeyNode forgotten = ghost.oldest();
-                ghost.remove(forgotten);
-                nodesByKey.remove(forgotten.key);
-            }
+            PolicyLists.toGhost(node, ghost, ghostCapacity, nodesByKey);
         } else {
             main.remove(node);
             nodesByKey.remove(key);
@@ -171,11 +166,7 @@ public final class S3FifoPolicy implements ReplacementPolicy {
     }
 
     private KeyNode residentNode(long key, String operation) {
-        KeyNode node = nodesByKey.get(key);
-        if (node == null || node.list == ghost) {
-            throw PolicyPreconditions.notResident(NAME, operation, key);
-        }
-        return node;
+        return PolicyLists.resident(NAME, nodesByKey, key, operation, ghost, null);
     }
 
     @Override

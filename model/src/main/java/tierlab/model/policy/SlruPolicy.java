@@ -89,27 +89,12 @@ public final class SlruPolicy implements ReplacementPolicy {
     }
 
     private KeyNode resident(long key, String operation) {
-        KeyNode node = nodesByKey.get(key);
-        if (node == null) {
-            throw PolicyPreconditions.notResident(NAME, operation, key);
-        }
-        return node;
+        return PolicyLists.resident(NAME, nodesByKey, key, operation);
     }
 
     @Override
     public long selectVictim(LongPredicate evictable) {
-        long victim = oldestEvictable(probation, evictable);
-        return victim != NO_VICTIM ? victim : oldestEvictable(protectedSegment, evictable);
-    }
-
-    /** The least recent key of {@code list} that passes {@code evictable}, or NO_VICTIM. */
-    static long oldestEvictable(KeyList list, LongPredicate evictable) {
-        for (KeyNode node = list.oldest(); node != null; node = list.newerThan(node)) {
-            if (evictable.test(node.key)) {
-                return node.key;
-            }
-        }
-        return NO_VICTIM;
+        return PolicyLists.oldestEvictable(probation, protectedSegment, evictable);
     }
 
     @Override

@@ -97,12 +97,7 @@ public final class TwoQueuePolicy implements ReplacementPolicy {
         KeyNode node = resident(key, "onRemove");
         if (node.list == a1in) {
             a1in.remove(node);
-            a1out.addNewest(node);
-            while (a1out.size() > koutEntries) {
-                KeyNode forgotten = a1out.oldest();
-                a1out.remove(forgotten);
-                nodesByKey.remove(forgotten.key);
-            }
+            PolicyLists.toGhost(node, a1out, koutEntries, nodesByKey);
         } else {
             am.remove(node);
             nodesByKey.remove(key);
@@ -110,11 +105,7 @@ public final class TwoQueuePolicy implements ReplacementPolicy {
     }
 
     private KeyNode resident(long key, String operation) {
-        KeyNode node = nodesByKey.get(key);
-        if (node == null || node.list == a1out) {
-            throw PolicyPreconditions.notResident(NAME, operation, key);
-        }
-        return node;
+        return PolicyLists.resident(NAME, nodesByKey, key, operation, a1out, null);
     }
 
     @Override
@@ -122,8 +113,7 @@ public final class TwoQueuePolicy implements ReplacementPolicy {
         boolean fromA1in = a1in.size() > kinEntries || am.isEmpty();
         KeyList preferred = fromA1in ? a1in : am;
         KeyList fallback = fromA1in ? am : a1in;
-        long victim = SlruPolicy.oldestEvictable(preferred, evictable);
-        return victim != NO_VICTIM ? victim : SlruPolicy.oldestEvictable(fallback, evictable);
+        return PolicyLists.oldestEvictable(preferred, fallback, evictable);
     }
 
     @Override

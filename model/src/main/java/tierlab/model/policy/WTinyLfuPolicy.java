@@ -140,23 +140,19 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
     }
 
     private KeyNode resident(long key, String operation) {
-        KeyNode node = nodesByKey.get(key);
-        if (node == null) {
-            throw PolicyPreconditions.notResident(NAME, operation, key);
-        }
-        return node;
+        return PolicyLists.resident(NAME, nodesByKey, key, operation);
     }
 
     @Override
     public long selectVictim(LongPredicate evictable) {
-        long mainVictim = SlruPolicy.oldestEvictable(probation, evictable);
+        long mainVictim = PolicyLists.oldestEvictable(probation, evictable);
         if (mainVictim == NO_VICTIM) {
-            mainVictim = SlruPolicy.oldestEvictable(protectedSegment, evictable);
+            mainVictim = PolicyLists.oldestEvictable(protectedSegment, evictable);
         }
         if (window.size() < windowCapacity || mainVictim == NO_VICTIM) {
-            return mainVictim != NO_VICTIM ? mainVictim : SlruPolicy.oldestEvictable(window, evictable);
+            return mainVictim != NO_VICTIM ? mainVictim : PolicyLists.oldestEvictable(window, evictable);
         }
-        long candidate = SlruPolicy.oldestEvictable(window, evictable);
+        long candidate = PolicyLists.oldestEvictable(window, evictable);
         if (candidate == NO_VICTIM) {
             return mainVictim;
         }
