@@ -40,27 +40,31 @@ public final class MooncakeTraceReader {
 
     /** Reads the whole trace; {@code file} is named in messages as given. */
     public static MooncakeTrace read(Path file) {
-        if (!Files.exists(file)) {
-            throw new TraceException(file, "trace file not found: " + file
-                    + (file.isAbsolute() ? "" : " (looked at " + file.toAbsolutePath().normalize() + ")"));
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new TraceException(file, "trace file is not a regular file: " + file);
-        }
-        binaryCheck(file, 8);
-        List<MooncakeRequest> requests = new ArrayList<>();
+        return new MooncakeTrace(file, readJsonLines(file, MooncakeTraceReader::parseLine));
+    }
+
+    /**
+     * Reads a JSON Lines file whole, one value per non-blank line through {@code parser}; blank lines
+     * are skipped but counted. The checks every JSON Lines trace shares (missing, not a file, binary or
+     * compressed, not UTF-8, empty) fail with a {@link TraceException} naming the file; {@code parser}
+     * names the line of what it refuses.
+     */
+    static <T> List<T> readJsonLines(Path file, LineParser<T> parser) {
+        checkReadable(file);
+        binaryCheck(file, 8, "a trace is JSON Lines text");
+        List<T> requests = new ArrayList<>();
         long lineNumber = 0;
         try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             String line;
             while ((line = reader.readLine()) != null) {
                 lineNumber++;
                 if (!line.isBlank()) {
-                    requests.add(parseLine(file, lineNumber, line));
+                    requests.add(parser.parse(file, lineNumber, line));
                 }
             }
         } catch (CharacterCodingException e) {
             // The reader decodes ahead of the line it returns: find the line of the bad bytes by reading again.
-            binaryCheck(file, Long.MAX_VALUE);
+            binaryCheck(file, Long.MAX_VALUE, "a trace is JSON Lines text");
             throw new TraceException(file, file + ": not UTF-8 text (near line " + (lineNumber + 1) + ")", e);
         } catch (IOException e) {
             throw new TraceException(file, "cannot read trace file " + file + ": " + e.getMessage(), e);
@@ -68,7 +72,24 @@ public final class MooncakeTraceReader {
         if (requests.isEmpty()) {
             throw new TraceException(file, file + ": the trace holds no requests");
         }
-        return new MooncakeTrace(file, requests);
+        return requests;
+    }
+
+    /** Parses one non-blank line of a JSON Lines trace. */
+    @FunctionalInterface
+    interface LineParser<T> {
+        T parse(Path file, long lineNumber, String line);
+    }
+
+    /** A missing file or a folder, refused with one line naming it. */
+    static void checkReadable(Path file) {
+        if (!Files.exists(file)) {
+            throw new TraceException(file, "trace file not found: " + file
+                    + (file.isAbsolute() ? "" : " (looked at " + file.toAbsolutePath().normalize() + ")"));
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new TraceException(file, "trace file is not a regular file: " + file);
+        }
     }
 
     /**
@@ -76,7 +97,7 @@ public final class MooncakeTraceReader {
      * the first {@code headBytes} are looked at before reading (enough for a compression magic
      * number); the whole file once a line fails to decode.
      */
-    private static void binaryCheck(Path file, long headBytes) {
+    static void binaryCheck(Path file, long headBytes, String expected) {
         String problem;
         try {
             if (headBytes >= Files.size(file)) {
@@ -92,12 +113,22 @@ public final class MooncakeTraceReader {
             return; // the read itself reports what is wrong with the file
         }
         if (problem != null) {
-            throw new TraceException(file, file + ": " + problem + "; a trace is JSON Lines text");
+            throw new TraceException(file, file + ": " + problem + "; " + expected);
         }
     }
 
     /** Parses one non-blank line (1-based {@code lineNumber}) into a request. */
     static MooncakeRequest parseLine(Path file, long lineNumber, String line) {
+        JsonNode node = parseObject(file, lineNumber, line);
+        long timestampMs = nonNegativeLong(file, lineNumber, node, "timestamp");
+        long inputTokens = nonNegativeLong(file, lineNumber, node, "input_length");
+        long outputTokens = nonNegativeLong(file, lineNumber, node, "output_length");
+        long[] hashIds = hashIds(file, lineNumber, node, inputTokens, MooncakeWorkload.TRACE_BLOCK_TOKENS);
+        return new MooncakeRequest(lineNumber, timestampMs, inputTokens, outputTokens, hashIds);
+    }
+
+    /** One line as one JSON object, or a {@link TraceFormatException} saying what the line is instead. */
+    static JsonNode parseObject(Path file, long lineNumber, String line) {
         int nul = line.indexOf('\u0000');
         if (nul >= 0) {
             throw new TraceFormatException(file, lineNumber, "binary data, not text (a NUL byte at column " + (nul + 1) + ")");
@@ -119,9 +150,14 @@ public final class MooncakeTraceReader {
             throw new TraceFormatException(file, lineNumber,
                     "expected one JSON object per line, found " + kind(node));
         }
-        long timestampMs = nonNegativeLong(file, lineNumber, node, "timestamp");
-        long inputTokens = nonNegativeLong(file, lineNumber, node, "input_length");
-        long outputTokens = nonNegativeLong(file, lineNumber, node, "output_length");
+        return node;
+    }
+
+    /**
+     * The {@code hash_ids} array of a line: integers, none the policies' reserved value, at least one
+     * per {@code blockTokens} of {@code inputTokens} (the last block possibly partial).
+     */
+    static long[] hashIds(Path file, long lineNumber, JsonNode node, long inputTokens, int blockTokens) {
         JsonNode ids = field(file, lineNumber, node, "hash_ids");
         if (!ids.isArray()) {
             throw new TraceFormatException(file, lineNumber,
@@ -143,19 +179,19 @@ public final class MooncakeTraceReader {
                 throw new TraceFormatException(file, lineNumber, name + " = " + id + " is reserved and cannot be a block id");
             }
         }
-        long coveredTokens = (long) hashIds.length * MooncakeWorkload.TRACE_BLOCK_TOKENS;
+        long coveredTokens = (long) hashIds.length * blockTokens;
         if (inputTokens > coveredTokens) {
-            // One id per 512 input tokens, the last block possibly partial: fewer ids leave prompt blocks
-            // without a key, which no run can serve.
+            // One id per block of input tokens, the last block possibly partial: fewer ids leave prompt
+            // blocks without a key, which no run can serve.
             throw new TraceFormatException(file, lineNumber, "hash_ids cover " + coveredTokens + " tokens ("
-                    + hashIds.length + " blocks of " + MooncakeWorkload.TRACE_BLOCK_TOKENS + ") but input_length is "
-                    + inputTokens + "; it needs at least " + Math.ceilDiv(inputTokens, MooncakeWorkload.TRACE_BLOCK_TOKENS)
+                    + hashIds.length + " blocks of " + blockTokens + ") but input_length is "
+                    + inputTokens + "; it needs at least " + Math.ceilDiv(inputTokens, blockTokens)
                     + " hash_ids");
         }
-        return new MooncakeRequest(lineNumber, timestampMs, inputTokens, outputTokens, hashIds);
+        return hashIds;
     }
 
-    private static JsonNode field(Path file, long lineNumber, JsonNode object, String name) {
+    static JsonNode field(Path file, long lineNumber, JsonNode object, String name) {
         JsonNode value = object.get(name);
         if (value == null) {
             throw new TraceFormatException(file, lineNumber, "missing field \"" + name + "\"");
@@ -163,7 +199,7 @@ public final class MooncakeTraceReader {
         return value;
     }
 
-    private static long nonNegativeLong(Path file, long lineNumber, JsonNode object, String name) {
+    static long nonNegativeLong(Path file, long lineNumber, JsonNode object, String name) {
         JsonNode value = field(file, lineNumber, object, name);
         if (!value.isIntegralNumber()) {
             throw new TraceFormatException(file, lineNumber,
@@ -177,7 +213,7 @@ public final class MooncakeTraceReader {
     }
 
     /** How a JSON value reads in a message: its type, and the value itself when it is short. */
-    private static String kind(JsonNode node) {
+    static String kind(JsonNode node) {
         if (node == null || node.isMissingNode()) {
             return "nothing";
         }
