@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import tierlab.sim.workload.MooncakeTrace;
+import tierlab.sim.workload.RequestTrace;
 
 /**
  * The replay command's report.md: what was run, the exact command, the tables, the chart and a few
@@ -29,13 +30,21 @@ public final class DemoReport {
      */
     public static String markdown(MissRatioCurves curves, MooncakeTrace trace, String command, String fullCommand,
                                   String chartFileName, String csvFileName, String svgFileName) {
+        return markdown(curves, RequestTrace.of(trace), command, fullCommand, chartFileName, csvFileName, svgFileName);
+    }
+
+    /** The same for a trace of any format ({@code tierlab replay --format}). */
+    public static String markdown(MissRatioCurves curves, RequestTrace trace, String command, String fullCommand,
+                                  String chartFileName, String csvFileName, String svgFileName) {
         StringBuilder md = new StringBuilder();
-        md.append("# tierlab replay: block miss-ratio curves of a Mooncake trace\n\n");
+        md.append("# tierlab replay: block miss-ratio curves of a ").append(formatTitle(trace.format()))
+                .append(" trace\n\n");
 
         md.append("## What was run\n\n");
         md.append("The block references of `").append(trace.file()).append("` (")
                 .append(count(trace.requests().size())).append(" requests, ")
-                .append(count(curves.references())).append(" block references of 512 tokens, ")
+                .append(count(curves.references())).append(trace.blockTokens() > 0
+                        ? " block references of " + trace.blockTokens() + " tokens, " : " references to cache objects, ")
                 .append(count(curves.distinctBlocks())).append(" distinct blocks) were replayed through ")
                 .append(curves.policies().size()).append(" replacement policies (")
                 .append(String.join(", ", curves.policies().stream().map(p -> "`" + p + "`").toList()))
@@ -71,6 +80,16 @@ public final class DemoReport {
             md.append("- ").append(observation).append('\n');
         }
         return md.toString();
+    }
+
+    /** How a format is named in titles: Mooncake, Qwen-Bailian, Azure LLM inference, or the registry name. */
+    public static String formatTitle(String format) {
+        return switch (format) {
+            case "mooncake" -> "Mooncake";
+            case "qwen" -> "Qwen-Bailian";
+            case "azure" -> "Azure LLM inference";
+            default -> "libCacheSim " + format;
+        };
     }
 
     /** Two or three sentences about the curves, computed from them. */

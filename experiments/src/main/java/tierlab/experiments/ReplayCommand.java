@@ -23,7 +23,9 @@ import tierlab.model.policy.Policies;
 import tierlab.model.policy.PolicyChoice;
 import tierlab.sim.workload.MooncakeTrace;
 import tierlab.sim.workload.MooncakeTraceReader;
+import tierlab.sim.workload.RequestTrace;
 import tierlab.sim.workload.TraceException;
+import tierlab.sim.workload.TraceFormats;
 
 /**
  * {@code tierlab replay}: the block-level miss-ratio curve of a Mooncake trace for each policy at each
@@ -34,7 +36,7 @@ import tierlab.sim.workload.TraceException;
         name = "replay",
         mixinStandardHelpOptions = true,
         description = {
-            "Block miss-ratio curves of a Mooncake trace, one per replacement policy.",
+            "Block miss-ratio curves of a trace (Mooncake, Qwen-Bailian, Azure, libCacheSim), one per replacement policy.",
             "Replays the trace's block references through each policy at each L1 capacity and writes"
                     + " miss-ratio.csv, miss-ratio.png, miss-ratio.svg and report.md into the output folder,"
                     + " which is replaced whole and never left half-written."})
@@ -57,9 +59,22 @@ public final class ReplayCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--trace", paramLabel = "FILE", defaultValue = DEFAULT_TRACE,
-            description = "Mooncake JSONL trace; a relative path is taken from the folder you call tierlab in"
+            description = "The trace file (Mooncake JSONL unless --format says otherwise); a relative path is taken from the folder you call tierlab in"
                     + " [default: ${DEFAULT-VALUE}, in the repository].")
     private Path trace;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "mooncake",
+            description = "The trace's format: ${COMPLETION-CANDIDATES} (docs/traces.md) [default: ${DEFAULT-VALUE}].",
+            completionCandidates = FormatNames.class)
+    private String format;
+
+    /** The registered trace formats, for the help text. */
+    static final class FormatNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return TraceFormats.FORMATS.names().iterator();
+        }
+    }
 
     @Option(names = "--out", paramLabel = "DIR", defaultValue = DEFAULT_OUT,
             description = "Output folder, replaced whole [default: ${DEFAULT-VALUE}].")
@@ -93,18 +108,24 @@ public final class ReplayCommand implements Callable<Integer> {
         if (spec.commandLine().getParseResult().hasMatchedOption("--out")) {
             out = CallerPaths.resolve(out);
         }
+        if (!TraceFormats.FORMATS.contains(format)) {
+            throw new ParameterException(spec.commandLine(), TraceFormats.FORMATS.unknown("--format", format));
+        }
         List<Long> capacityBlocks = validatedCapacities();
         List<String> policyNames = validatedPolicies();
         // Refuse a bad --out before the replays rather than after them.
         AtomicOutputDirectory.checkReplaceable(out, OUTPUT_FILES);
 
-        MooncakeTrace mooncake;
+        RequestTrace read;
         MissRatioCurves curves;
         double replaySeconds;
         try {
-            mooncake = MooncakeTraceReader.read(trace);
+            // The Mooncake path is the one it always was (MooncakeTraceReader, the same sweep), so its output is unchanged.
+            MooncakeTrace mooncake = format.equals("mooncake") ? MooncakeTraceReader.read(trace) : null;
+            read = mooncake != null ? RequestTrace.of(mooncake) : TraceFormats.FORMATS.get("--format", format).read(trace);
             long startNs = System.nanoTime();
-            curves = MissRatioSweep.run(mooncake, policyNames, capacityBlocks);
+            curves = mooncake != null ? MissRatioSweep.run(mooncake, policyNames, capacityBlocks)
+                    : MissRatioSweep.run(read.blockRequests(), policyNames, capacityBlocks);
             replaySeconds = (System.nanoTime() - startNs) / 1e9;
         } catch (TraceException e) {
             // The trace reader lives in sim/ and cannot know this module's CommandException; its
@@ -112,9 +133,10 @@ public final class ReplayCommand implements Callable<Integer> {
             throw new CommandException(e.getMessage(), e);
         }
 
-        String report = DemoReport.markdown(curves, mooncake, typedCommand(), fullCommand(capacityBlocks),
+        String report = DemoReport.markdown(curves, read, typedCommand(), fullCommand(capacityBlocks),
                 PNG_FILE, CSV_FILE, SVG_FILE);
-        XYChart chart = MissRatioChart.of(curves, CHART_TITLE);
+        XYChart chart = MissRatioChart.of(curves, format.equals("mooncake") ? CHART_TITLE
+                : DemoReport.formatTitle(format) + " trace: block miss ratio by L1 capacity");
         AtomicOutputDirectory.write(out, OUTPUT_FILES, folder -> {
             MissRatioTable.writeCsv(curves, folder.resolve(CSV_FILE));
             MissRatioChart.writePng(chart, folder.resolve(PNG_FILE));
@@ -122,7 +144,7 @@ public final class ReplayCommand implements Callable<Integer> {
             writeText(folder.resolve(REPORT_FILE), report);
         });
 
-        printSummary(spec.commandLine().getOut(), mooncake, curves, replaySeconds);
+        printSummary(spec.commandLine().getOut(), read, curves, replaySeconds);
         return 0;
     }
 
@@ -161,9 +183,9 @@ public final class ReplayCommand implements Callable<Integer> {
         return chosen;
     }
 
-    private void printSummary(PrintWriter stdout, MooncakeTrace mooncake, MissRatioCurves curves, double replaySeconds) {
+    private void printSummary(PrintWriter stdout, RequestTrace read, MissRatioCurves curves, double replaySeconds) {
         stdout.printf(Locale.ROOT, "trace %s: %,d requests, %,d block references, %,d distinct blocks%n",
-                mooncake.file(), mooncake.requests().size(), curves.references(), curves.distinctBlocks());
+                read.file(), read.requests().size(), curves.references(), curves.distinctBlocks());
         stdout.printf(Locale.ROOT, "%,d replays (%d policies x %d capacities) in %.1f s%n%n",
                 curves.points().size(), curves.policies().size(), curves.capacities().size(), replaySeconds);
         stdout.println("hit ratio by L1 capacity (blocks):");
@@ -207,6 +229,7 @@ public final class ReplayCommand implements Callable<Integer> {
     private String fullCommand(List<Long> capacityBlocks) {
         return String.join(" ", "./tierlab", spec.name(),
                 "--trace", shellQuote(trace.toString()),
+                "--format", format,
                 "--out", shellQuote(out.toString()),
                 "--capacities", String.join(",", capacityBlocks.stream().map(String::valueOf).toList()),
                 "--policies", String.join(",", validatedPolicies()));

@@ -3,14 +3,24 @@ package tierlab.experiments;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import tierlab.sim.workload.MooncakeTrace;
 import tierlab.sim.workload.MooncakeTraceReader;
+import tierlab.sim.workload.RequestTrace;
+import tierlab.sim.workload.TraceFormats;
 
 /**
- * Issue 15's acceptance check: on the Mooncake trace shipped in data/, the replay path of
+ * Issue 15's acceptance check: on every trace shipped in data/ (the Mooncake trace here; the others,
+ * one format each, in {@link #everyShippedTraceMatchesTheReferencesOfItsFormat}), the replay path of
  * {@code tierlab replay} ({@link MissRatioSweep} over {@code CacheReplay}) gives exactly the hits and
  * misses of independent reference implementations ({@link ReferenceCaches}) for lru, fifo, arc,
  * s3-fifo (default knobs) and sieve, at capacities from well below to above the working set.
@@ -92,6 +102,48 @@ class ReferenceReplayComparisonTest {
 
     private static long hits(MissRatioCurves curves, String label, long capacity) {
         return curves.point(label, capacity).result().hits();
+    }
+
+    /** Every other trace in data/, read by its format's reader as {@code tierlab replay --format} reads it. */
+    static Stream<Arguments> shippedTraces() {
+        return Stream.of(
+                Arguments.of("qwen", "../data/qwen_format_sample.jsonl"),
+                Arguments.of("azure", "../data/azure_llm_inference_2023_code_first1000.csv"),
+                Arguments.of("azure", "../data/azure_llm_inference_2023_conv_first1000.csv"),
+                Arguments.of("oracle-general", "../data/mooncake_first500.oracleGeneral.bin"),
+                Arguments.of("lcs-csv", "../data/mooncake_first500.lcs.csv"));
+    }
+
+    /**
+     * lru, fifo, arc, s3-fifo (default knobs) and sieve against the references at 1%, 5%, 20% and 50%
+     * of the trace's distinct blocks and at all of them (where every policy misses only first
+     * references), so each curve is checked from far below to beyond the working set.
+     */
+    @ParameterizedTest(name = "{0}: {1}")
+    @MethodSource("shippedTraces")
+    void everyShippedTraceMatchesTheReferencesOfItsFormat(String format, String file) {
+        RequestTrace trace = TraceFormats.FORMATS.get("format", format).read(Path.of(file));
+        long[] stream = trace.flattenedReferences();
+        long distinct = Arrays.stream(stream).distinct().count();
+        List<Long> capacities = java.util.stream.LongStream.of(distinct / 100, distinct / 20, distinct / 5, distinct / 2, distinct)
+                .map(capacity -> Math.max(1, capacity)).distinct().boxed().toList();
+        MissRatioCurves traceCurves = MissRatioSweep.run(trace.blockRequests(),
+                List.of("lru", "fifo", "arc", "s3-fifo", "sieve"), capacities);
+        Map<String, Reference> references = new LinkedHashMap<>();
+        references.put("lru", ReferenceCaches::lruHits);
+        references.put("fifo", ReferenceCaches::fifoHits);
+        references.put("arc", (refs, capacity) -> ReferenceCaches.arcHits(refs, capacity, true));
+        references.put("s3-fifo", ReferenceCaches::s3FifoHits);
+        references.put("sieve", ReferenceCaches::sieveHits);
+        for (Map.Entry<String, Reference> entry : references.entrySet()) {
+            for (long capacity : capacities) {
+                long expected = entry.getValue().hits(stream, (int) capacity);
+                assertEquals(expected, traceCurves.point(entry.getKey(), capacity).result().hits(),
+                        format + " " + file + ": " + entry.getKey() + " hits at " + capacity + " blocks");
+            }
+            assertEquals(stream.length - distinct, traceCurves.point(entry.getKey(), distinct).result().hits(),
+                    entry.getKey() + " with room for every block misses only first references");
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import org.quicktheories.core.Gen;
 import org.quicktheories.core.RandomnessSource;
 import org.quicktheories.generators.Generate;
 import tierlab.model.KnownBug;
+import tierlab.model.policy.Policies;
 
 /**
  * QuickTheories generators of whole schedules. Every choice is one bounded draw whose shrink point
@@ -17,12 +18,45 @@ public final class Generators {
     private Generators() {}
 
     /**
-     * The policies a schedule draws from: the online policies that were registered when the hunt's
-     * seeds were pinned. Deliberately not {@code Policies.online()} as it grows: one more name
-     * changes the range of the policy draw and so re-draws every seed's schedule (and the ablation
-     * table's "schedules until detection"). Adding a policy here is a decision of its own.
+     * How many of the registry's online policies the hunt's seeds were pinned with (lru, prefix-lru,
+     * bip, arc, s3-fifo, sieve: the first six, as the registry only appends). A schedule draws its
+     * policy with one bounded draw over the list it is given; a longer list changes that draw's range
+     * and so the policy of most seeds' schedules (and the ablation table's "schedules until
+     * detection"), so the default list stays this prefix and the whole registry is asked for by name.
      */
-    static final List<String> POLICIES = List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve");
+    static final int PINNED_POLICY_COUNT = 6;
+
+    /** The default policy list: the registry's first {@link #PINNED_POLICY_COUNT} online policies. */
+    public static List<String> pinnedPolicies() {
+        return Policies.online().subList(0, PINNED_POLICY_COUNT);
+    }
+
+    /**
+     * The policy list a hunt names: {@code pinned} (the default above), {@code all} (every online
+     * policy of the registry, new ones included) or comma-separated registry names. A name the
+     * registry does not know, or one a running store cannot use, is refused naming the known ones.
+     */
+    public static List<String> policies(String spec) {
+        String text = spec == null ? "pinned" : spec.strip();
+        if (text.equals("pinned")) {
+            return pinnedPolicies();
+        }
+        if (text.equals("all")) {
+            return Policies.online();
+        }
+        List<String> names = new ArrayList<>();
+        for (String name : text.split(",")) {
+            String policy = name.strip();
+            if (!Policies.online().contains(policy)) {
+                throw new IllegalArgumentException("--policies: '" + policy + "' is not an online policy of the registry"
+                        + " (pinned, all, or names among: " + String.join(", ", Policies.online()) + ")");
+            }
+            if (!names.contains(policy)) {
+                names.add(policy);
+            }
+        }
+        return List.copyOf(names);
+    }
 
     private static int draw(RandomnessSource in, int from, int to) {
         return Generate.range(from, to).generate(in);
@@ -32,10 +66,19 @@ public final class Generators {
         return draw(in, range[0], range[1]);
     }
 
-    /** Schedules of a profile, run with the given ablation switches. */
+    /** Schedules of a profile, run with the given ablation switches, over the pinned policies. */
     public static Gen<Schedule> schedules(Profile profile, Set<KnownBug> knownBugs) {
+        return schedules(profile, knownBugs, pinnedPolicies());
+    }
+
+    /** Schedules of a profile whose store policy is drawn from {@code policies} (registry names). */
+    public static Gen<Schedule> schedules(Profile profile, Set<KnownBug> knownBugs, List<String> policies) {
+        if (policies.isEmpty() || !Policies.online().containsAll(policies)) {
+            throw new IllegalArgumentException("hunted policies must be online policies of the registry, got " + policies);
+        }
+        List<String> drawn = List.copyOf(policies);
         return in -> {
-            HuntConfig config = config(in, profile, knownBugs);
+            HuntConfig config = config(in, profile, knownBugs, drawn);
             int[] weights = profile.weights().clone();
             if (profile.swarm()) {
                 // Swarm testing: each kind's weight is redrawn, and zero leaves it out of this schedule.
@@ -58,7 +101,7 @@ public final class Generators {
         };
     }
 
-    static HuntConfig config(RandomnessSource in, Profile p, Set<KnownBug> knownBugs) {
+    static HuntConfig config(RandomnessSource in, Profile p, Set<KnownBug> knownBugs, List<String> policies) {
         int tp = draw(in, p.tp());
         int l1Blocks = Math.max(tp, draw(in, p.l1Blocks()) * tp);
         int l2Slots = draw(in, p.l2Slots());
@@ -70,7 +113,7 @@ public final class Generators {
                 : draw(in, p.chainCount());
         int chainBlocks = draw(in, p.chainBlocks());
         int sharedPrefix = draw(in, 0, chainBlocks - 1);
-        String policy = POLICIES.get(draw(in, 0, POLICIES.size() - 1));
+        String policy = policies.get(draw(in, 0, policies.size() - 1));
         boolean asHeadroom = draw(in, 0, 1) == 0;
         double headroomFraction = new double[] {0.05, 0, 0.2}[draw(in, 0, 2)];
         int stagingSlots = 1 + draw(in, 0, 2);

@@ -60,6 +60,12 @@ public final class HuntCommand implements Callable<Integer> {
     @Option(names = "--ablate", split = ",", description = "Hunt with race fixes switched off, e.g. R1 or R4,R8.")
     List<String> ablate = new ArrayList<>();
 
+    @Option(names = "--policies", defaultValue = "pinned", paramLabel = "pinned|all|NAMES",
+            description = "The store policies schedules draw from: pinned (the registry's first six online policies, which"
+                    + " the seeds were pinned with), all (every online policy of the registry) or comma-separated names"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String policies;
+
     private PrintWriter stdout() {
         return spec.commandLine().getOut();
     }
@@ -83,13 +89,15 @@ public final class HuntCommand implements Callable<Integer> {
             return 2;
         }
         Set<KnownBug> bugs;
+        List<String> hunted;
         try {
             bugs = parseAblations(ablate);
+            hunted = Generators.policies(policies);
         } catch (IllegalArgumentException bad) {
             stderr().println("hunt: " + bad.getMessage());
             return 2;
         }
-        return hunt(bugs);
+        return hunt(bugs, hunted);
     }
 
     static Set<KnownBug> parseAblations(List<String> ids) {
@@ -120,22 +128,22 @@ public final class HuntCommand implements Callable<Integer> {
         return profiles;
     }
 
-    private int hunt(Set<KnownBug> bugs) {
+    private int hunt(Set<KnownBug> bugs, List<String> hunted) {
         long startNs = System.nanoTime();
         long deadlineNs = startNs + (long) (minutes * 60e9);
         long nextReportNs = startNs + PROGRESS_INTERVAL_NS;
         Hunter.Progress progress = new Hunter.Progress();
         List<Finding> findings = new ArrayList<>();
         List<Profile> profiles = rotation();
-        stdout().printf("hunt: %.1f min, seeds from %d, switches off: %s, failures to %s%n", minutes, seed,
-                bugs.isEmpty() ? "none" : bugs, out);
+        stdout().printf("hunt: %.1f min, seeds from %d, switches off: %s, policies: %s, failures to %s%n", minutes, seed,
+                bugs.isEmpty() ? "none" : bugs, String.join(",", hunted), out);
         stdout().flush();
         long round = 0;
         // At least one round, however short the time: a hunt never reports a pass over 0 schedules.
         do {
             Profile profile = profiles.get((int) (round % profiles.size()));
             long roundSeed = seed + round;
-            Optional<Finding> finding = Hunter.hunt(profile.name(), profile, bugs, roundSeed, EXAMPLES_PER_ROUND,
+            Optional<Finding> finding = Hunter.hunt(profile.name(), profile, bugs, hunted, roundSeed, EXAMPLES_PER_ROUND,
                     Hunter.exceptKnownFindings(progress), progress, System::nanoTime);
             if (finding.isPresent()) {
                 Finding found = finding.get();

@@ -53,6 +53,13 @@ public final class Hunter {
      */
     public static Optional<Finding> hunt(String target, Profile profile, Set<KnownBug> bugs, long seed, int examples,
                                          BiPredicate<Schedule, RunResult> counts, Progress progress, LongSupplier nanoClock) {
+        return hunt(target, profile, bugs, Generators.pinnedPolicies(), seed, examples, counts, progress, nanoClock);
+    }
+
+    /** The same with the store policy of each schedule drawn from {@code policies} (see {@link Generators#policies}). */
+    public static Optional<Finding> hunt(String target, Profile profile, Set<KnownBug> bugs, java.util.List<String> policies,
+                                         long seed, int examples, BiPredicate<Schedule, RunResult> counts, Progress progress,
+                                         LongSupplier nanoClock) {
         long startedNs = nanoClock.getAsLong();
         Schedule[] smallest = {null};
         Schedule[] first = {null};
@@ -63,7 +70,7 @@ public final class Hunter {
         long[] stepsAtFirst = {0};
         try {
             qt().withFixedSeed(seed).withExamples(examples).withShrinkCycles(SHRINK_CYCLES)
-                    .forAll(Generators.schedules(profile, bugs))
+                    .forAll(Generators.schedules(profile, bugs, policies))
                     .describedAs(Schedule::toString)
                     .check(schedule -> {
                         RunResult result = Runner.run(schedule);

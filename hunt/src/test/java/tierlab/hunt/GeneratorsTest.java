@@ -3,7 +3,15 @@ package tierlab.hunt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.quicktheories.QuickTheory.qt;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import tierlab.model.policy.Policies;
 import tierlab.model.store.StoreSettings;
@@ -11,9 +19,38 @@ import tierlab.model.store.StoreSettings;
 class GeneratorsTest {
 
     @Test
-    void theHuntedPoliciesAreRegisteredOnlinePoliciesInRegistryOrder() {
-        assertTrue(Policies.online().containsAll(Generators.POLICIES), Generators.POLICIES.toString());
-        assertEquals(Policies.online().stream().filter(Generators.POLICIES::contains).toList(), Generators.POLICIES);
+    void thePinnedPoliciesAreTheRegistrysFirstSixOnlinePoliciesTheSeedsWerePinnedWith() {
+        // If the registry ever reorders or inserts before these, every pinned seed's schedule changes: this fails first.
+        assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve"), Generators.pinnedPolicies());
+        assertEquals(Generators.pinnedPolicies(), Generators.policies("pinned"));
+        assertEquals(Policies.online(), Generators.policies("all"));
+        assertEquals(List.of("2q", "lru"), Generators.policies("2q, lru,2q"));
+        IllegalArgumentException offline = assertThrows(IllegalArgumentException.class, () -> Generators.policies("belady"));
+        assertTrue(offline.getMessage().startsWith("--policies: 'belady' is not an online policy of the registry"),
+                offline.getMessage());
+    }
+
+    @Test
+    void schedulesDrawEveryListedPolicyAndNoOther() {
+        Map<String, Integer> seen = new TreeMap<>();
+        qt().withFixedSeed(5).withExamples(600).forAll(Generators.schedules(Profile.swarm(HuntConfig.Level.STORE), Set.of(),
+                Policies.online())).checkAssert(schedule -> seen.merge(schedule.config().policy(), 1, Integer::sum));
+        assertEquals(new TreeSet<>(Policies.online()), seen.keySet(), seen.toString());
+
+        Set<String> pinned = new TreeSet<>();
+        qt().withFixedSeed(5).withExamples(300).forAll(Generators.schedules(Profile.swarm(HuntConfig.Level.STORE), Set.of()))
+                .checkAssert(schedule -> pinned.add(schedule.config().policy()));
+        assertEquals(new TreeSet<>(Generators.pinnedPolicies()), pinned);
+    }
+
+    @Test
+    void aSwarmHuntOverEveryRegisteredPolicyFindsNothingWithEveryFixOn() {
+        // The policies added after the seeds were pinned (fifo, lfu, slru, 2q, w-tinylfu) under the store's invariants.
+        for (HuntConfig.Level level : HuntConfig.Level.values()) {
+            Optional<Finding> finding = Hunter.hunt("swarm-all-policies", Profile.swarm(level), Set.of(),
+                    Generators.policies("all"), 11, 150, (schedule, result) -> true, null, System::nanoTime);
+            assertTrue(finding.isEmpty(), () -> level + ": " + finding.get().violation());
+        }
     }
 
     @Test

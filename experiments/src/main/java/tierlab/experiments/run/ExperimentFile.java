@@ -40,7 +40,8 @@ public record ExperimentFile(String name, String description, String label, Stri
      * What requests arrive.
      *
      * @param type               {@code long-prefill} (cold pass, then the same prompts again), {@code mooncake}
-     *                           (a production trace) or {@code synthetic}
+     *                           (a production trace), {@code qwen} or {@code azure} (the other public traces,
+     *                           docs/traces.md) or {@code synthetic}
      * @param preset             for long-prefill: {@code e1}, {@code e2} or {@code e3} (docs/experiments.md), whose
      *                           prompt counts and lengths the other fields then override
      * @param promptSpreadTokens long-prefill: lengths are uniform in promptTokens ± spread, their sum pinned
@@ -50,17 +51,25 @@ public record ExperimentFile(String name, String description, String label, Stri
      * @param blockTokens        tokens per KV block [16; mooncake 16; e2 128]
      * @param model              the model shape [qwen3-8b]
      * @param tp                 tensor-parallel lanes: each block is stored as this many lane slices [1]
-     * @param trace              mooncake: the JSONL file, relative to the experiment file's folder or absolute
+     * @param trace              mooncake, qwen, azure: the trace file, relative to the experiment file's folder or absolute
      * @param requestLimit       mooncake: replay only the first N requests [0 = all]
      * @param timeScale          mooncake: multiply arrival times (2 = half the rate) [1]
      * @param clientConcurrency  long-prefill: send each pass as a closed-loop client with this many requests
      *                           outstanding (how the reference benchmarks measured TTFT) [0 = all at once]
+     * @param azure              azure: the prefix synthesis model's settings
      */
     public record WorkloadSection(String type, String preset, Integer prompts, Long promptTokens,
                                   Long promptSpreadTokens, Long outputTokens, Boolean warmPass,
                                   Double arrivalSpacingMs, Double warmGapMs, Integer blockTokens, String model,
                                   String trace, Long requestLimit, Double timeScale, SyntheticSettings synthetic,
-                                  Integer clientConcurrency, Integer tp) {}
+                                  Integer clientConcurrency, Integer tp, AzureSection azure) {}
+
+    /**
+     * azure: the seeded model that gives the trace's prompts block ids (docs/traces.md); every field
+     * is optional, the defaults are {@code AzureSynthesis.DEFAULT}'s.
+     */
+    public record AzureSection(Long seed, Integer blockTokens, Integer prefixGroups, Double zipfExponent,
+                               Long maxSharedPrefixTokens, Double followUpProbability, Integer followUpWindow) {}
 
     /**
      * The tiered store. {@code baseline} replaces the store by one of the two comparison points:

@@ -41,6 +41,7 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.sched.RequestSpec;
 import tierlab.sim.workload.MooncakeTrace;
 import tierlab.sim.workload.MooncakeTraceReader;
+import tierlab.sim.workload.RequestTrace;
 import tierlab.sim.workload.TraceException;
 
 /**
@@ -255,13 +256,7 @@ public final class RunCommand implements Callable<Integer> {
         if (section == null || experiment.points().isEmpty()) {
             return null;
         }
-        List<String> policies = section.policies() == null ? tierlab.model.policy.Policies.names() : section.policies();
-        for (String policy : policies) {
-            if (!tierlab.model.policy.Policies.names().contains(policy)) {
-                throw new CommandException(experiment.file() + ": missRatioCurve.policies: unknown policy '" + policy
-                        + "' (known: " + String.join(", ", tierlab.model.policy.Policies.names()) + ")");
-            }
-        }
+        List<String> policies = missRatioPolicies(experiment.file(), section.policies());
         List<Long> capacities = section.capacitiesBlocks() == null ? List.of(1000L, 2000L, 4000L, 8000L, 16000L, 32000L)
                 : section.capacitiesBlocks();
         if (capacities.isEmpty() || capacities.stream().anyMatch(c -> c == null || c < 1)) {
@@ -273,6 +268,11 @@ public final class RunCommand implements Callable<Integer> {
             if (first.workload() instanceof WorkloadPlan.Mooncake mooncake) {
                 MooncakeTrace trace = MooncakeTraceReader.read(mooncake.trace());
                 return new Replay(MissRatioSweep.run(trace, policies, capacities), 512);
+            }
+            if (first.workload() instanceof WorkloadPlan.Trace plan) {
+                // The trace's own blocks (qwen: 16 tokens; azure: the synthesis's), as for a Mooncake trace.
+                RequestTrace trace = plan.read();
+                return new Replay(MissRatioSweep.run(trace.blockRequests(), policies, capacities), trace.blockTokens());
             }
             // Other workloads: the chains of every pass in arrival order, each block key a dense id.
             Map<BlockKey, Long> ids = new HashMap<>();
@@ -286,6 +286,33 @@ public final class RunCommand implements Callable<Integer> {
         } catch (TraceException e) {
             throw new CommandException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * The curves' policies: every registered one when the file names none; otherwise each entry a
+     * name or a name with knobs ({@code s3-fifo:ghostRatio=0.9}, the syntax of {@code tierlab replay
+     * --policies}), checked against the registry, duplicates (by label) dropped.
+     */
+    static List<String> missRatioPolicies(Path file, List<String> named) {
+        if (named == null) {
+            return tierlab.model.policy.Policies.names();
+        }
+        List<String> labels = new ArrayList<>();
+        for (String policy : named) {
+            String label;
+            try {
+                label = tierlab.model.policy.PolicyChoice.parse(policy).label();
+            } catch (IllegalArgumentException badChoice) {
+                throw new CommandException(file + ": missRatioCurve.policies: " + badChoice.getMessage());
+            }
+            if (!labels.contains(label)) {
+                labels.add(label);
+            }
+        }
+        if (labels.isEmpty()) {
+            throw new CommandException(file + ": missRatioCurve.policies: at least one policy is needed");
+        }
+        return labels;
     }
 
     private static String missRatioSection(MissRatioCurves curves, int blockTokens) {

@@ -39,6 +39,9 @@ import tierlab.sim.workload.LongPrefillPasses;
 import tierlab.sim.workload.MooncakeTrace;
 import tierlab.sim.workload.MooncakeTraceReader;
 import tierlab.sim.workload.MooncakeWorkload;
+import tierlab.sim.workload.RequestTrace;
+import tierlab.sim.workload.TraceException;
+import tierlab.sim.workload.TraceWorkload;
 import tierlab.sim.workload.SyntheticWorkload;
 import tierlab.sim.workload.Workloads;
 
@@ -57,6 +60,8 @@ public final class RunExecutor {
 
     private final Path scratch;
     private final Map<Path, MooncakeTrace> traces = new ConcurrentHashMap<>();
+    /** Traces of the other formats by file, format and synthesis settings: read once per experiment. */
+    private final Map<String, RequestTrace> otherTraces = new ConcurrentHashMap<>();
     /** Taken lazily: a sweep of sim runs never reads the host's memory. */
     private volatile L1MemoryBudget l1Budget;
     /** Whether each hybrid or live run's L1 arena was mlocked, or why not (run.json), by run index. */
@@ -149,9 +154,30 @@ public final class RunExecutor {
                 MooncakeTrace trace = traces.computeIfAbsent(plan.trace(), MooncakeTraceReader::read);
                 yield new Passes(plan.passes(), List.of(MooncakeWorkload.requests(trace, plan.geometry(), plan.options())), 0, 0);
             }
+            case WorkloadPlan.Trace plan -> {
+                RequestTrace trace = otherTraces.computeIfAbsent(plan.trace() + " " + plan.format() + " " + plan.synthesis(),
+                        key -> plan.read());
+                List<RequestSpec> requests = withTraceField(() -> TraceWorkload.requests(trace, plan.geometry(), plan.options()));
+                yield new Passes(plan.passes(), List.of(requests), 0, 0);
+            }
             case WorkloadPlan.Synthetic plan -> new Passes(plan.passes(),
                     List.of(SyntheticWorkload.generate(plan.settings(), plan.geometry(), new SeedTree(seeds.seedOf("workload")))), 0, 0);
         };
+    }
+
+    /**
+     * A trace whose blocks the model's block size cannot be cut from fails naming the field; a
+     * {@link TraceException} (a bad line) passes as it is.
+     */
+    private static List<RequestSpec> withTraceField(java.util.function.Supplier<List<RequestSpec>> requests) {
+        try {
+            return requests.get();
+        } catch (TraceException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage().startsWith("blockTokens") ? "workload." + e.getMessage()
+                    : e.getMessage(), e);
+        }
     }
 
     public RunResult run(RunPoint point) {

@@ -39,6 +39,9 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
             if (point.config().workload() instanceof WorkloadPlan.Mooncake mooncake) {
                 traces.computeIfAbsent(mooncake.trace().toString(), path -> fileSha256(mooncake.trace()));
             }
+            if (point.config().workload() instanceof WorkloadPlan.Trace trace) {
+                traces.computeIfAbsent(trace.trace().toString(), path -> fileSha256(trace.trace()));
+            }
         }
         for (RunResult result : results) {
             decisions.append(result.point().index()).append(' ').append(result.decisionHash()).append('\n');

@@ -101,6 +101,7 @@ final class SizeLimits {
                 }
             }
             case WorkloadPlan.Mooncake plan -> { }
+            case WorkloadPlan.Trace plan -> { }
         }
     }
 

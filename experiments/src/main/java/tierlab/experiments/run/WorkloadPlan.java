@@ -2,9 +2,13 @@ package tierlab.experiments.run;
 
 import java.nio.file.Path;
 import tierlab.model.geometry.Geometry;
+import tierlab.sim.workload.AzureSynthesis;
+import tierlab.sim.workload.AzureTraceReader;
 import tierlab.sim.workload.LongPrefillSettings;
 import tierlab.sim.workload.MooncakeWorkload;
+import tierlab.sim.workload.RequestTrace;
 import tierlab.sim.workload.SyntheticSettings;
+import tierlab.sim.workload.TraceFormats;
 
 /** A resolved workload: what the run generates its requests from (the seed comes with the run). */
 public sealed interface WorkloadPlan {
@@ -32,6 +36,24 @@ public sealed interface WorkloadPlan {
         @Override
         public java.util.List<String> passes() {
             return java.util.List.of("all");
+        }
+    }
+
+    /**
+     * A request trace of another format (qwen, azure), re-blocked to the geometry's block size;
+     * {@code synthesis} gives an azure trace's prompts their block ids (null for the others).
+     */
+    record Trace(Path trace, String format, AzureSynthesis synthesis, MooncakeWorkload.Options options, Geometry geometry)
+            implements WorkloadPlan {
+        @Override
+        public java.util.List<String> passes() {
+            return java.util.List.of("all");
+        }
+
+        /** Reads the trace in its format. */
+        public RequestTrace read() {
+            return synthesis != null ? AzureTraceReader.read(trace, synthesis)
+                    : TraceFormats.FORMATS.get("workload.type", format).read(trace);
         }
     }
 

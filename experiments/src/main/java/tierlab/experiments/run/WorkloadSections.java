@@ -11,6 +11,7 @@ import tierlab.experiments.run.ExperimentFile.WorkloadSection;
 import tierlab.model.Registry;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
+import tierlab.sim.workload.AzureSynthesis;
 import tierlab.sim.workload.LengthDistribution;
 import tierlab.sim.workload.LongPrefillPasses;
 import tierlab.sim.workload.LongPrefillSettings;
@@ -32,6 +33,8 @@ final class WorkloadSections {
             .add("long-prefill", WorkloadSections::longPrefill)
             .add("mooncake", WorkloadSections::mooncake)
             .add("synthetic", WorkloadSections::synthetic)
+            .add("qwen", (workload, folder, parameters, shape, tp) -> trace("qwen", workload, folder, parameters, shape, tp))
+            .add("azure", (workload, folder, parameters, shape, tp) -> trace("azure", workload, folder, parameters, shape, tp))
             .build();
 
     /** A long-prefill preset: the reference experiment's prompt count, lengths and block size, which the file's fields override. */
@@ -133,6 +136,46 @@ final class WorkloadSections {
         parameters.put("workload.timeScale", options.timeScale());
         parameters.put("workload.blockTokens", blockTokens);
         return new WorkloadPlan.Mooncake(trace, options, geometry);
+    }
+
+    /**
+     * A qwen or azure trace: the same fields as mooncake (trace, requestLimit, timeScale, blockTokens),
+     * plus azure's synthesis settings. The trace is read when the run starts; its block size is
+     * checked against blockTokens then, naming the field.
+     */
+    private static WorkloadPlan trace(String format, WorkloadSection workload, Path folder, Map<String, Object> parameters,
+                                      ModelShape shape, int tp) {
+        if (workload.trace() == null) {
+            throw new IllegalArgumentException("workload.trace: a " + format + " workload names its trace file");
+        }
+        Path trace = folder.resolve(workload.trace()).normalize();
+        if (!Files.isRegularFile(trace)) {
+            throw new IllegalArgumentException("workload.trace: no such file: " + trace
+                    + " (paths are relative to the experiment file's folder)");
+        }
+        if (workload.azure() != null && !format.equals("azure")) {
+            throw new IllegalArgumentException("workload.azure: only an azure workload has synthesis settings");
+        }
+        int blockTokens = or(workload.blockTokens(), LongPrefillPasses.REFERENCE_BLOCK_TOKENS);
+        Geometry geometry = geometry(shape, blockTokens, tp);
+        MooncakeWorkload.Options options = withField("workload", () -> new MooncakeWorkload.Options(
+                or(workload.requestLimit(), 0L), or(workload.timeScale(), 1.0)));
+        AzureSynthesis synthesis = null;
+        if (format.equals("azure")) {
+            ExperimentFile.AzureSection azure = workload.azure() == null
+                    ? new ExperimentFile.AzureSection(null, null, null, null, null, null, null) : workload.azure();
+            AzureSynthesis d = AzureSynthesis.DEFAULT;
+            synthesis = withField("workload.azure", () -> new AzureSynthesis(or(azure.seed(), d.seed()),
+                    or(azure.blockTokens(), d.blockTokens()), or(azure.prefixGroups(), d.prefixGroups()),
+                    or(azure.zipfExponent(), d.zipfExponent()), or(azure.maxSharedPrefixTokens(), d.maxSharedPrefixTokens()),
+                    or(azure.followUpProbability(), d.followUpProbability()), or(azure.followUpWindow(), d.followUpWindow())));
+            parameters.put("workload.azure", synthesis.toString());
+        }
+        parameters.put("workload.trace", workload.trace());
+        parameters.put("workload.requestLimit", options.requestLimit());
+        parameters.put("workload.timeScale", options.timeScale());
+        parameters.put("workload.blockTokens", blockTokens);
+        return new WorkloadPlan.Trace(trace, format, synthesis, options, geometry);
     }
 
     private static WorkloadPlan synthetic(WorkloadSection workload, Path folder, Map<String, Object> parameters,

@@ -35,11 +35,11 @@ class RegistriesTest {
     void workloadTypesModelsAndPresetsListTheKnownNames() {
         Function<String, String> workload = yamlFields -> messageOf(() -> WorkloadSections.resolve(
                 new ExperimentFile.WorkloadSection(fields(yamlFields, "type"), fields(yamlFields, "preset"), 4, 500L,
-                        null, null, null, null, null, null, fields(yamlFields, "model"), null, null, null, null, null, null),
+                        null, null, null, null, null, null, fields(yamlFields, "model"), null, null, null, null, null, null, null),
                 Path.of("."), new LinkedHashMap<>()));
-        assertEquals("workload.type: unknown type 'replay' (known: long-prefill, mooncake, synthetic)",
+        assertEquals("workload.type: unknown type 'replay' (known: long-prefill, mooncake, synthetic, qwen, azure)",
                 workload.apply("type=replay"));
-        assertEquals("workload.type: missing (one of long-prefill, mooncake, synthetic)", workload.apply(""));
+        assertEquals("workload.type: missing (one of long-prefill, mooncake, synthetic, qwen, azure)", workload.apply(""));
         assertEquals("workload.model: unknown model 'llama' (known: qwen3-8b, tiny)",
                 workload.apply("type=long-prefill,model=llama"));
         assertEquals("workload.preset: unknown preset 'e9' (known: e1, e2, e3)",
