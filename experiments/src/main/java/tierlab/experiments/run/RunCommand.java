@@ -8,10 +8,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,7 +17,6 @@ import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
-import org.knowm.xchart.XYChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -32,17 +29,6 @@ import tierlab.experiments.ExitCleanup;
 import tierlab.experiments.OutputFolderCheck;
 import tierlab.experiments.StaleOutputs;
 import tierlab.experiments.CommandException;
-import tierlab.experiments.DemoReport;
-import tierlab.experiments.MissRatioChart;
-import tierlab.experiments.MissRatioCurves;
-import tierlab.experiments.MissRatioSweep;
-import tierlab.experiments.MissRatioTable;
-import tierlab.model.geometry.BlockKey;
-import tierlab.model.sched.RequestSpec;
-import tierlab.sim.workload.MooncakeTrace;
-import tierlab.sim.workload.MooncakeTraceReader;
-import tierlab.sim.workload.RequestTrace;
-import tierlab.sim.workload.TraceException;
 
 /**
  * {@code tierlab run FILE}: loads and validates an experiment file, runs every point of its sweep
@@ -120,8 +106,7 @@ public final class RunCommand implements Callable<Integer> {
         long startNs = System.nanoTime();
         Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + experiment.name() + ".scratch");
         RunExecutor executor = new RunExecutor(scratch);
-        Replay replay = missRatioCurves(experiment, executor);
-        MissRatioCurves curves = replay == null ? null : replay.curves();
+        List<MissRatioReplays.Replay> replays = MissRatioReplays.compute(experiment, executor);
         List<RunResult> results;
         // Closed on every path that runs code: normally here, by the shutdown hook on SIGINT and SIGTERM.
         try (Progress progress = new Progress(experiment, quiet, stdout);
@@ -144,22 +129,7 @@ public final class RunCommand implements Callable<Integer> {
             Files.writeString(folder.resolve(RUN_INFO), runJson, StandardCharsets.UTF_8);
             Files.writeString(folder.resolve(ResultFiles.SUMMARY),
                     ResultFiles.json(ResultFiles.summary(experiment, results, List.of())), StandardCharsets.UTF_8);
-            if (curves != null) {
-                MissRatioTable.writeCsv(curves, folder.resolve(MISS_RATIO_CSV));
-                String section = missRatioSection(curves, replay.blockTokens());
-                try {
-                    XYChart chart = MissRatioChart.of(curves, "Block miss ratio by L1 capacity (block-level replay)",
-                            replay.blockTokens());
-                    chartWriter.write(chart, folder.resolve(MISS_RATIO_PNG), folder.resolve(MISS_RATIO_SVG));
-                } catch (VirtualMachineError e) {
-                    throw e;
-                } catch (Throwable e) {
-                    String cause = CommandException.withRootCause(e);
-                    chartFailures.add("chart miss-ratio (block miss ratio by L1 capacity) not drawn: " + cause);
-                    section += "\n**The miss-ratio chart could not be drawn** (" + cause + "); `miss-ratio.csv` holds its data.\n";
-                }
-                Files.writeString(folder.resolve(Plotter.MISS_RATIO_SECTION), section, StandardCharsets.UTF_8);
-            }
+            MissRatioReplays.write(replays, folder, chartWriter, chartFailures);
             RunTables tables = RunTables.read(folder);
             plotted[0] = Plotter.render(folder, specs, tables, specs.problems(tables), chartWriter);
             // summary.json again, now with the reference rows as the report computed them from the tables.
@@ -232,9 +202,7 @@ public final class RunCommand implements Callable<Integer> {
                 owned.add(chart.file() + ".svg");
             });
         }
-        if (experiment.spec().missRatioCurve() != null) {
-            owned.addAll(List.of(MISS_RATIO_CSV, MISS_RATIO_PNG, MISS_RATIO_SVG, Plotter.MISS_RATIO_SECTION));
-        }
+        owned.addAll(MissRatioReplays.ownedFiles(experiment));
         return owned;
     }
 
@@ -246,90 +214,6 @@ public final class RunCommand implements Callable<Integer> {
             words.add(out.toString());
         }
         return String.join(" ", words);
-    }
-
-    /** Block-level replay of the first run's requests; for a mooncake trace, its own 512-token blocks. */
-    private record Replay(MissRatioCurves curves, int blockTokens) {}
-
-    private static Replay missRatioCurves(ExperimentLoader.Experiment experiment, RunExecutor executor) {
-        ExperimentFile.MissRatioSection section = experiment.spec().missRatioCurve();
-        if (section == null || experiment.points().isEmpty()) {
-            return null;
-        }
-        List<String> policies = missRatioPolicies(experiment.file(), section.policies());
-        List<Long> capacities = section.capacitiesBlocks() == null ? List.of(1000L, 2000L, 4000L, 8000L, 16000L, 32000L)
-                : section.capacitiesBlocks();
-        if (capacities.isEmpty() || capacities.stream().anyMatch(c -> c == null || c < 1)) {
-            throw new CommandException(experiment.file() + ": missRatioCurve.capacitiesBlocks: whole numbers >= 1");
-        }
-        capacities = capacities.stream().sorted().distinct().toList();
-        RunConfig first = experiment.points().getFirst().config();
-        try {
-            if (first.workload() instanceof WorkloadPlan.Mooncake mooncake) {
-                MooncakeTrace trace = MooncakeTraceReader.read(mooncake.trace());
-                return new Replay(MissRatioSweep.run(trace, policies, capacities), 512);
-            }
-            if (first.workload() instanceof WorkloadPlan.Trace plan) {
-                // The trace's own blocks (qwen: 16 tokens; azure: the synthesis's), as for a Mooncake trace.
-                RequestTrace trace = plan.read();
-                return new Replay(MissRatioSweep.run(trace.blockRequests(), policies, capacities), trace.blockTokens());
-            }
-            // Other workloads: the chains of every pass in arrival order, each block key a dense id.
-            Map<BlockKey, Long> ids = new HashMap<>();
-            List<long[]> requests = new ArrayList<>();
-            for (List<RequestSpec> pass : executor.passes(first).requests()) {
-                pass.stream().sorted(java.util.Comparator.comparingLong(RequestSpec::arrivalNs)
-                        .thenComparingLong(RequestSpec::requestId)).forEach(request -> requests.add(
-                        request.chain().stream().mapToLong(key -> ids.computeIfAbsent(key, k -> (long) ids.size())).toArray()));
-            }
-            return new Replay(MissRatioSweep.run(requests, policies, capacities), first.workload().geometry().blockTokens());
-        } catch (TraceException e) {
-            throw new CommandException(e.getMessage(), e);
-        }
-    }
-
-    /**
-     * The curves' policies: every registered one when the file names none; otherwise each entry a
-     * name or a name with knobs ({@code s3-fifo:ghostRatio=0.9}, the syntax of {@code tierlab replay
-     * --policies}), checked against the registry, duplicates (by label) dropped.
-     */
-    static List<String> missRatioPolicies(Path file, List<String> named) {
-        if (named == null) {
-            return tierlab.model.policy.Policies.names();
-        }
-        List<String> labels = new ArrayList<>();
-        for (String policy : named) {
-            String label;
-            try {
-                label = tierlab.model.policy.PolicyChoice.parse(policy).label();
-            } catch (IllegalArgumentException badChoice) {
-                throw new CommandException(file + ": missRatioCurve.policies: " + badChoice.getMessage());
-            }
-            if (!labels.contains(label)) {
-                labels.add(label);
-            }
-        }
-        if (labels.isEmpty()) {
-            throw new CommandException(file + ": missRatioCurve.policies: at least one policy is needed");
-        }
-        return labels;
-    }
-
-    private static String missRatioSection(MissRatioCurves curves, int blockTokens) {
-        StringBuilder md = new StringBuilder("## Block-level miss-ratio curves\n\n");
-        md.append(String.format(Locale.ROOT, "The workload's %,d block references (%,d distinct %d-token blocks) replayed"
-                        + " through each policy at each capacity, as other cache simulators do; `belady` is the offline"
-                        + " optimum. The simulated runs add timing, leases, promotions and save admission.%n%n",
-                curves.references(), curves.distinctBlocks(), blockTokens));
-        md.append("![block miss ratio by L1 capacity](").append(MISS_RATIO_PNG).append(")\n\nMiss ratio by capacity (blocks):\n\n");
-        DemoReport.appendPivot(md, curves, false);
-        md.append("\nShare of the infinite cache's hits captured:\n\n");
-        DemoReport.appendPivot(md, curves, true);
-        md.append('\n');
-        for (String observation : DemoReport.observations(curves)) {
-            md.append(observation).append('\n');
-        }
-        return md.toString();
     }
 
     /**

@@ -97,6 +97,40 @@ class TraceWorkloadsRunTest {
     }
 
     @Test
+    void aGridOverSeveralTracesGetsCurvesAndAChartPerTrace() throws IOException {
+        Path file = Files.writeString(folder.resolve("two.yaml"), """
+                name: two-traces
+                workload: {type: qwen, trace: %1$s, requestLimit: 40}
+                store: {l1CapacityGiB: 2, l2CapacityGiB: 64}
+                seeds: [42]
+                sweep:
+                  - {workload.type: [qwen], workload.trace: [%1$s]}
+                  - {workload.type: [azure], workload.trace: [%2$s]}
+                missRatioCurve: {policies: [lru, "s3-fifo:ghostRatio=0.9"], capacitiesBlocks: [300]}
+                """.formatted(DATA.resolve("qwen_format_sample.jsonl"),
+                DATA.resolve("azure_llm_inference_2023_code_first1000.csv")));
+        Path out = folder.resolve("out");
+
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
+
+        assertEquals(0, run.exitCode(), run.err());
+        List<String> lines = Files.readAllLines(out.resolve("miss-ratio.csv"));
+        assertEquals("trace,policy,capacity_blocks,references,hits,misses,hit_ratio,miss_ratio", lines.getFirst());
+        assertEquals(5, lines.size(), "two traces x two policies x one capacity");
+        long qwenLru = lruHits(QwenTraceReader.read(DATA.resolve("qwen_format_sample.jsonl")).flattenedReferences(), 300);
+        long azureLru = lruHits(AzureTraceReader.read(DATA.resolve("azure_llm_inference_2023_code_first1000.csv"),
+                AzureSynthesis.DEFAULT).flattenedReferences(), 300);
+        assertTrue(lines.get(1).startsWith("qwen_format_sample.jsonl,lru,300,31571," + qwenLru + ","), lines.get(1));
+        assertTrue(lines.get(3).startsWith("azure_llm_inference_2023_code_first1000.csv,lru,300,"), lines.get(3));
+        assertEquals(azureLru, Long.parseLong(lines.get(3).split(",")[4]));
+        for (String chart : List.of("miss-ratio-qwen-format-sample", "miss-ratio-azure-llm-inference-2023-code-first1000")) {
+            assertTrue(Files.size(out.resolve(chart + ".png")) > 0, chart);
+            assertTrue(Files.readString(out.resolve("report.md")).contains("](" + chart + ".png)"), chart);
+        }
+        assertFalse(Files.exists(out.resolve("miss-ratio.png")), "one chart per trace, none for all");
+    }
+
+    @Test
     void aBadKnobInMissRatioCurveIsOneLineAndNothingIsWritten() throws IOException {
         Path file = Files.writeString(folder.resolve("bad.yaml"), """
                 name: bad
