@@ -133,7 +133,10 @@ public record ExperimentFile(String name, String description, String label, Stri
      */
     public record ReferenceRow(String label, String reference, String metric, Map<String, JsonNode> where) {}
 
-    /** Block-level miss-ratio curves of a mooncake workload's trace, beside the simulated runs. */
+    /**
+     * Block-level miss-ratio curves of the workload (each trace of the grid at its own blocks), beside
+     * the simulated runs; a policy is a name or a name with knobs ({@code s3-fifo:ghostRatio=0.9}).
+     */
     public record MissRatioSection(List<String> policies, List<Long> capacitiesBlocks) {}
 
     /**

@@ -5,6 +5,13 @@
  * <ul>
  *   <li>{@link tierlab.sim.workload.MooncakeTraceReader} reads a Mooncake JSONL trace and
  *       {@link tierlab.sim.workload.MooncakeWorkload} re-blocks it to the model's block size;</li>
+ *   <li>{@link tierlab.sim.workload.TraceFormats} names every trace format tierlab reads (docs/traces.md):
+ *       the Qwen-Bailian JSONL ({@link tierlab.sim.workload.QwenTraceReader}), the Azure LLM inference
+ *       CSV ({@link tierlab.sim.workload.AzureTraceReader}, prompts given block ids by the seeded
+ *       {@link tierlab.sim.workload.AzureSynthesis}) and libCacheSim's block formats
+ *       ({@link tierlab.sim.workload.LibCacheSimTraces}) besides Mooncake's, each read into a
+ *       {@link tierlab.sim.workload.RequestTrace}; {@link tierlab.sim.workload.TraceWorkload}
+ *       re-blocks a request trace to the model's block size;</li>
  *   <li>{@link tierlab.sim.workload.SyntheticWorkload} generates Poisson or bursty arrivals with
  *       Zipf-shared prefixes and multi-turn sessions;</li>
  *   <li>{@link tierlab.sim.workload.LongPrefillPasses} is the reference benchmarks' cold pass then
