@@ -42,6 +42,21 @@ class HuntCommandTest {
     }
 
     @Test
+    void anOfflineOrUnknownPolicyIsOneClearMessageAndExitTwo() {
+        CommandRun run = run("--policies", "lru,belady", "--minutes", "0.01");
+        assertEquals(2, run.exitCode());
+        assertTrue(run.err().contains("--policies: 'belady' is not an online policy of the registry"), run.err());
+        assertEquals("", run.out());
+    }
+
+    @Test
+    void aShortHuntOverNamedPoliciesSaysWhichAndPasses() {
+        CommandRun run = run("--policies", "2q,w-tinylfu", "--minutes", "0.01", "--out", dir.toString());
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("policies: 2q,w-tinylfu"), run.out());
+    }
+
+    @Test
     void aMissingReplayFileIsOneClearMessageAndExitTwo() {
         CommandRun run = run("--replay", dir.resolve("nope.json").toString());
         assertEquals(2, run.exitCode());
