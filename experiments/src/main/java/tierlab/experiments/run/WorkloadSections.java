@@ -16,6 +16,8 @@ import tierlab.sim.workload.LengthDistribution;
 import tierlab.sim.workload.LongPrefillPasses;
 import tierlab.sim.workload.LongPrefillSettings;
 import tierlab.sim.workload.MooncakeWorkload;
+import tierlab.sim.workload.QwenTraceReader;
+import tierlab.sim.workload.TraceWorkload;
 
 /**
  * The {@code workload} section: its type, model shape and presets come from registries (whose
@@ -146,7 +148,7 @@ final class WorkloadSections {
     private static WorkloadPlan trace(String format, WorkloadSection workload, Path folder, Map<String, Object> parameters,
                                       ModelShape shape, int tp) {
         if (workload.trace() == null) {
-            throw new IllegalArgumentException("workload.trace: a " + format + " workload names its trace file");
+            throw new IllegalArgumentException("workload.trace: " + TraceWorkload.withArticle(format) + " workload names its trace file");
         }
         Path trace = folder.resolve(workload.trace()).normalize();
         if (!Files.isRegularFile(trace)) {
@@ -170,6 +172,13 @@ final class WorkloadSections {
                     or(azure.zipfExponent(), d.zipfExponent()), or(azure.maxSharedPrefixTokens(), d.maxSharedPrefixTokens()),
                     or(azure.followUpProbability(), d.followUpProbability()), or(azure.followUpWindow(), d.followUpWindow())));
             parameters.put("workload.azure", synthesis.toString());
+        }
+        // The trace's block size is known without reading it: refuse a model block size it cannot be cut to now.
+        int traceBlockTokens = synthesis != null ? synthesis.blockTokens() : QwenTraceReader.TRACE_BLOCK_TOKENS;
+        if (traceBlockTokens % blockTokens != 0 && blockTokens % traceBlockTokens != 0) {
+            throw new IllegalArgumentException("workload.blockTokens: " + TraceWorkload.withArticle(format) + " trace (" + traceBlockTokens
+                    + "-token blocks) can only be re-blocked to a block size that divides " + traceBlockTokens
+                    + " or is a multiple of it, but blockTokens is " + blockTokens);
         }
         parameters.put("workload.trace", workload.trace());
         parameters.put("workload.requestLimit", options.requestLimit());

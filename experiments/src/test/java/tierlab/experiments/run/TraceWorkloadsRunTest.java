@@ -160,6 +160,34 @@ class TraceWorkloadsRunTest {
     }
 
     @Test
+    void aBlockSizeTheTraceCannotBeCutToIsRefusedBeforeAnyRun() throws IOException {
+        Path file = Files.writeString(folder.resolve("bad.yaml"), """
+                name: bad
+                workload: {type: azure, trace: %s, blockTokens: 24}
+                """.formatted(DATA.resolve("azure_llm_inference_2023_code_first1000.csv")));
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out").toString(), "-q");
+        assertEquals(1, run.exitCode());
+        assertTrue(run.err().contains("workload.blockTokens: an azure trace (16-token blocks) can only be re-blocked to a"
+                + " block size that divides 16 or is a multiple of it, but blockTokens is 24"), run.err());
+        assertFalse(Files.exists(folder.resolve("out")));
+    }
+
+    @Test
+    void aBadLineOfAQwenTraceIsOneLineNamingFileAndLine() throws IOException {
+        List<String> lines = Files.readAllLines(DATA.resolve("qwen_format_sample.jsonl")).subList(0, 5);
+        Path trace = Files.write(folder.resolve("t.jsonl"), List.of(lines.get(0), lines.get(1),
+                lines.get(2).replace("\"turn\": 1", "\"turn\": 0"), lines.get(3)));
+        Path file = Files.writeString(folder.resolve("bad.yaml"), """
+                name: bad
+                workload: {type: qwen, trace: %s}
+                store: {l2CapacityGiB: 64}
+                """.formatted(trace));
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out").toString(), "-q");
+        assertEquals(1, run.exitCode());
+        assertEquals("tierlab: " + trace + ":3: field \"turn\" must be an integer >= 1, found a number 0", run.err().strip());
+    }
+
+    @Test
     void replayReadsEveryFormatAndRefusesAnUnknownOne() throws IOException {
         Path out = folder.resolve("replay");
         CommandRun run = RunCommandTest.run("replay", "--format", "oracle-general", "--trace",

@@ -89,14 +89,19 @@ public final class TraceWorkload {
     public static void checkBlockTokens(RequestTrace trace, int blockTokens) {
         int traceBlockTokens = trace.blockTokens();
         if (traceBlockTokens == 0) {
-            throw new IllegalArgumentException("workload.trace: " + trace.file() + " is a " + trace.format()
+            throw new IllegalArgumentException("workload.trace: " + trace.file() + " is " + withArticle(trace.format())
                     + " trace of cache objects without token counts; it can be replayed block by block"
                     + " (tierlab replay, missRatioCurve) but not run as a workload");
         }
         if (blockTokens <= 0 || (traceBlockTokens % blockTokens != 0 && blockTokens % traceBlockTokens != 0)) {
-            throw new IllegalArgumentException("blockTokens: a " + trace.format() + " trace (" + traceBlockTokens
+            throw new IllegalArgumentException("blockTokens: " + withArticle(trace.format()) + " trace (" + traceBlockTokens
                     + "-token blocks) can only be re-blocked to a block size that divides " + traceBlockTokens
                     + " or is a multiple of it, but blockTokens is " + blockTokens);
         }
+    }
+
+    /** "a qwen", "an azure": a format's name with its article, for messages. */
+    public static String withArticle(String format) {
+        return ("aeiou".indexOf(format.charAt(0)) >= 0 ? "an " : "a ") + format;
     }
 }
