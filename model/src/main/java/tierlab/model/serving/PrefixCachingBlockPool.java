@@ -35,7 +35,13 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
     private int freeHead = NONE;
     private int freeTail = NONE;
     private int freeCount;
-    private final Map<BlockKey, Integer> blockOfKey = new HashMap<>();
+    /**
+     * The blocks caching each key, in the order they were cached. vLLM does not de-duplicate: a block that
+     * fills with KV another block already caches is cached too (block tables stay append-only), and a
+     * lookup takes the first; evicting that one leaves the next to answer.
+     */
+    private final Map<BlockKey, List<Integer>> blocksOfKey = new HashMap<>();
+    private int keyedBlocks;
     private long evictions;
 
     PrefixCachingBlockPool(long totalBlocks, boolean prefixCaching) {
@@ -103,11 +109,11 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
         long maxBlocks = (request.spec.promptTokens() - 1) / blockTokens;
         List<BlockKey> chain = request.spec.chain();
         for (int b = 0; b < maxBlocks && b < chain.size(); b++) {
-            Integer block = blockOfKey.get(chain.get(b));
-            if (block == null) {
+            List<Integer> blocks = blocksOfKey.get(chain.get(b));
+            if (blocks == null) {
                 break;
             }
-            request.gpuPrefixBlocks.add((long) block);
+            request.gpuPrefixBlocks.add((long) blocks.get(0));
         }
         return (long) request.gpuPrefixBlocks.size() * blockTokens;
     }
@@ -163,9 +169,9 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
     }
 
     /**
-     * Records the keys of the request's full blocks that its computed (or loaded) tokens now cover. A key
-     * another block already caches is not recorded twice: the first block keeps it, the duplicate stays
-     * plain and is evicted without a key (vLLM keeps the first too for a prefix match).
+     * Records the keys of the request's full blocks that its computed (or loaded) tokens now cover (vLLM's
+     * {@code cache_full_blocks}). A key another block already caches is recorded for this block as well,
+     * behind the first.
      */
     @Override
     void cacheFullBlocks(EngineRequest request, int blockTokens) {
@@ -176,9 +182,10 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
         for (int b = request.cachedBlocks; b < upTo; b++) {
             BlockKey key = request.spec.chain().get(b);
             int block = (int) (long) request.gpuBlocks.get(b);
-            if (keyOfBlock[block] == null && !blockOfKey.containsKey(key)) {
+            if (keyOfBlock[block] == null) {
                 keyOfBlock[block] = key;
-                blockOfKey.put(key, block);
+                blocksOfKey.computeIfAbsent(key, k -> new java.util.ArrayList<>(1)).add(block);
+                keyedBlocks++;
             }
         }
         request.cachedBlocks = (int) Math.max(request.cachedBlocks, upTo);
@@ -200,9 +207,14 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
         unlinkFree(block);
         BlockKey key = keyOfBlock[block];
         if (key != null) {
-            // Taking a cached block drops its KV: the key no longer finds it.
-            blockOfKey.remove(key);
+            // Taking a cached block drops its KV: the key no longer finds it (another copy may still).
+            List<Integer> copies = blocksOfKey.get(key);
+            copies.remove(Integer.valueOf(block));
+            if (copies.isEmpty()) {
+                blocksOfKey.remove(key);
+            }
             keyOfBlock[block] = null;
+            keyedBlocks--;
             evictions++;
         }
         refCount[block] = 1;
@@ -261,16 +273,16 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
             unreferenced += refCount[block] == 0 ? 1 : 0;
             if (keyOfBlock[block] != null) {
                 keyed++;
-                Integer mapped = blockOfKey.get(keyOfBlock[block]);
-                if (mapped == null || mapped != block) {
+                List<Integer> mapped = blocksOfKey.get(keyOfBlock[block]);
+                if (mapped == null || !mapped.contains(block)) {
                     throw new IllegalStateException("G2: GPU block " + block + " holds key " + keyOfBlock[block]
-                            + " but the cache maps it to " + mapped);
+                            + " but the cache maps that key to " + mapped);
                 }
             }
         }
-        if (keyed != blockOfKey.size() || (!prefixCaching && keyed != 0)) {
-            throw new IllegalStateException("G2: " + blockOfKey.size() + " cached keys but " + keyed + " keyed GPU blocks"
-                    + (prefixCaching ? "" : " with prefix caching off"));
+        if (keyed != keyedBlocks || (!prefixCaching && keyed != 0)) {
+            throw new IllegalStateException("G2: " + keyedBlocks + " cached blocks in the key map but " + keyed
+                    + " keyed GPU blocks" + (prefixCaching ? "" : " with prefix caching off"));
         }
         long expected = inRequests + heldForStagingBlocks();
         if (references != expected) {

@@ -124,8 +124,34 @@ class VllmV1EngineTest {
         assertEquals(2 * BT, second.gpuCachedTokens(), "capped at (48 - 1) / 16 = 2 blocks");
         assertEquals(BT, second.recomputedTokens());
         assertEquals(3 * BT + BT, h.scheduler.computedPromptTokens());
-        assertEquals(keys.get(2), rig.pool().keyOf(2), "the first copy of the last block keeps its key");
         assertEquals(0, rig.pool().evictions());
+    }
+
+    /**
+     * As in vLLM, a block whose KV another block already caches is cached too, behind the first: request 1
+     * caches k0 k1 k2 in blocks 0 1 2; request 2 (same prompt, 48 tokens) hits blocks 0 1 and computes k2
+     * again into block 3, now a second copy. A third request evicting block 2 leaves block 3 to answer.
+     */
+    @Test
+    void aDuplicateBlockIsCachedBehindTheFirstAndAnswersWhenTheFirstIsEvicted() {
+        Rig rig = rig(6, true, false, 16);
+        EngineHarness h = rig.h();
+        List<BlockKey> keys = BlockChains.named("whole", 3);
+        h.submit(1, 3 * BT, 1, keys);
+        h.runToQuiescence(1_000);
+        assertEquals(longs(3, 4, 5, 2, 1, 0), rig.pool().freeQueue());
+        h.submit(2, 3 * BT, 1, keys);
+        h.runToQuiescence(1_000);
+        assertEquals(keys.get(2), rig.pool().keyOf(2));
+        assertEquals(keys.get(2), rig.pool().keyOf(3), "the recomputed copy is cached as well");
+        assertEquals(longs(4, 5, 2, 3, 1, 0), rig.pool().freeQueue());
+        // A 3-block prompt takes 4 5 2, evicting block 2's k2.
+        h.submit(3, 3 * BT, 1, BlockChains.named("other", 3));
+        h.runToQuiescence(1_000);
+        assertEquals(1, rig.pool().evictions());
+        h.submit(4, 3 * BT + 1, 1, keys);
+        h.runToQuiescence(1_000);
+        assertEquals(3 * BT, rig.outcome(4).gpuCachedTokens(), "k2 is served from block 3");
     }
 
     /** With prefix caching off nothing is remembered: the same prompt is computed again in full. */
