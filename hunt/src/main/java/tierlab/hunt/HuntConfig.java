@@ -65,7 +65,8 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
 
     public HuntConfig {
         knownBugs = knownBugs == null ? Set.of() : Set.copyOf(knownBugs);
-        engine = engine == null ? SchedulerSettings.DEFAULT_ENGINE : engine;
+        // Replay files from before engines were named ran the vllm engine, whatever the default becomes.
+        engine = engine == null ? ServingEngines.VLLM : engine;
         if (!ServingEngines.names().contains(engine)) {
             throw new IllegalArgumentException(ServingEngines.REGISTRY.unknown("engine", engine));
         }

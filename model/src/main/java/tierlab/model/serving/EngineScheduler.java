@@ -256,9 +256,9 @@ public final class EngineScheduler implements ServingEngine {
         // (the same front of the queue, no gain of L1 content on a watched witness unit, no L2 entry
         // removed), the run is skipped again as a whole: only the capacity test can come out
         // differently, and a failure there ends the pass inside the run, having done nothing.
-        // A GPU prefix cache moves a parked request's lookup start, which the shortcuts' witnesses do not watch.
+        // A GPU prefix cache that changed since the last pass may have moved parked requests' lookup starts.
         boolean skipping = settings.offload() && settings.prefetchEnabled() && settings.allL1Bypass()
-                && activePrefetches >= settings.prefetchMaxRequests() && !gpuBlocks.cachesPrefixes();
+                && activePrefetches >= settings.prefetchMaxRequests() && !gpuBlocks.changedSinceLastAsked();
         long frontEpochAtStart = waitingFrontEpoch;
         long watchedGainsAtStart = store.watchedResidencyGains();
         long removalsAtStart = store.indexRemovals();
@@ -269,7 +269,8 @@ public final class EngineScheduler implements ServingEngine {
             boolean capacityFails = running.size() + activePrefetches >= settings.maxNumSeqs()
                     || gpuBlocks.freeCount() < parked.skipRunMaxNeedBlocks;
             if (parked.crossCheck()) {
-                parked.crossCheckRun(waiting.iterator(), parked.skipRunLength, blockTokens,
+                parked.crossCheckRun(waiting.iterator(), parked.skipRunLength,
+                        r -> gpuBlocks.blocksToTake(r, Math.ceilDiv(r.spec.promptTokens(), blockTokens)),
                         need -> running.size() + activePrefetches >= settings.maxNumSeqs() || gpuBlocks.freeCount() < need,
                         capacityFails);
             }
@@ -320,13 +321,13 @@ public final class EngineScheduler implements ServingEngine {
         }
         int activeNow = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
         if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
-                && request.parkedNow && !gpuBlocks.cachesPrefixes()
+                && request.parkedNow
                 && parked.stillMixedOrL2(request)) {
             // Parked before and still a mixed or L2 hit: it stays parked; a full lookup would decide the same.
             parked.parkedSkips++;
             if (passLeading) {
                 passRunLength++;
-                passRunMaxNeedBlocks = Math.max(passRunMaxNeedBlocks, needBlocks);
+                passRunMaxNeedBlocks = Math.max(passRunMaxNeedBlocks, gpuBlocks.blocksToTake(request, needBlocks));
             }
             return true;
         }

@@ -75,6 +75,15 @@ class GpuBlockPool {
     void cacheFullBlocks(EngineRequest request, int blockTokens) {
     }
 
+    /**
+     * Whether the pool changed (a block taken, freed or cached) since the last call: parked requests' GPU
+     * prefixes and block needs may then differ. Never for this plain pool, whose answers depend on the free
+     * count alone.
+     */
+    boolean changedSinceLastAsked() {
+        return false;
+    }
+
     /** Cumulative: cached blocks whose KV was dropped to hand the block to another use. */
     long evictions() {
         return 0;

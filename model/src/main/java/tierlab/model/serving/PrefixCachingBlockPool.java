@@ -43,6 +43,9 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
     private final Map<BlockKey, List<Integer>> blocksOfKey = new HashMap<>();
     private int keyedBlocks;
     private long evictions;
+    /** Blocks taken, freed or cached so far, and the count the last {@link #changedSinceLastAsked()} saw. */
+    private long mutations;
+    private long mutationsAsked = -1;
 
     PrefixCachingBlockPool(long totalBlocks, boolean prefixCaching) {
         super(0);
@@ -162,6 +165,7 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
             if (refCount[block] <= 0) {
                 throw new IllegalStateException("G1: GPU block " + block + " freed with reference count " + refCount[block]);
             }
+            mutations++;
             if (--refCount[block] == 0) {
                 appendFree(block);
             }
@@ -184,6 +188,7 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
             int block = (int) (long) request.gpuBlocks.get(b);
             if (keyOfBlock[block] == null) {
                 keyOfBlock[block] = key;
+                mutations++;
                 blocksOfKey.computeIfAbsent(key, k -> new java.util.ArrayList<>(1)).add(block);
                 keyedBlocks++;
             }
@@ -194,6 +199,13 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
     @Override
     long evictions() {
         return evictions;
+    }
+
+    @Override
+    boolean changedSinceLastAsked() {
+        boolean changed = mutations != mutationsAsked;
+        mutationsAsked = mutations;
+        return changed;
     }
 
     private int allocate() {
@@ -218,10 +230,12 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
             evictions++;
         }
         refCount[block] = 1;
+        mutations++;
         return block;
     }
 
     private void touch(int block) {
+        mutations++;
         if (refCount[block] == 0) {
             unlinkFree(block);
         }
