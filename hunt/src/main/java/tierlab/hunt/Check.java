@@ -13,6 +13,10 @@ public enum Check {
     R6,
     /** A staging copy read GPU blocks that held other KV than its request expected (R10). */
     STAGING,
+    /** vllm-v1's GPU block pool: a block handed out while referenced, or references that do not add up. */
+    G1,
+    /** vllm-v1's GPU prefix cache: a cached block reused under another key, or the key map and the blocks disagree. */
+    G2,
     /** The model and the reference model disagree on an observable result. */
     REFERENCE,
     /** The model threw where the schedule expected a value, or broke its own bookkeeping. */

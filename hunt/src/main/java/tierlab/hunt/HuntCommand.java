@@ -125,6 +125,7 @@ public final class HuntCommand implements Callable<Integer> {
         for (KnownBug bug : KnownBug.values()) {
             profiles.add(Profile.forRace(bug.raceId()));
         }
+        profiles.add(Profile.vllmV1());
         return profiles;
     }
 

@@ -9,6 +9,7 @@ import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
 import tierlab.model.policy.BipPolicy;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 
 /**
@@ -29,11 +30,22 @@ import tierlab.model.store.StoreSettings;
  * @param maxNumSeqs         engine level: concurrent requests
  * @param gpuKvBlocks        engine level: GPU KV blocks
  * @param knownBugs          ablation switches (empty: the fixed model)
+ * @param engine             engine level: the serving engine by its registry name [vllm; absent in older replay files]
  */
 public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
                          double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
                          int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
-                         int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs) {
+                         int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs, String engine) {
+
+    /** A configuration for the default engine. */
+    public HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
+                      double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
+                      int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
+                      int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs) {
+        this(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots, contiguousStaging,
+                batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers, prefetchMaxRequests, maxNumSeqs,
+                gpuKvBlocks, knownBugs, null);
+    }
 
     public enum Level { STORE, ENGINE }
 
@@ -53,6 +65,11 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
 
     public HuntConfig {
         knownBugs = knownBugs == null ? Set.of() : Set.copyOf(knownBugs);
+        // Replay files from before engines were named ran the vllm engine, whatever the default becomes.
+        engine = engine == null ? ServingEngines.VLLM : engine;
+        if (!ServingEngines.names().contains(engine)) {
+            throw new IllegalArgumentException(ServingEngines.REGISTRY.unknown("engine", engine));
+        }
         if (level == null) {
             throw new IllegalArgumentException("level must be STORE or ENGINE");
         }
@@ -108,13 +125,13 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     }
 
     public SchedulerSettings schedulerSettings() {
-        return new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false);
+        return new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false).withEngine(engine);
     }
 
     public HuntConfig withKnownBugs(Set<KnownBug> bugs) {
         return new HuntConfig(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots,
                 contiguousStaging, batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers,
-                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs);
+                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs, engine);
     }
 
     /** The prompt chains: chain c shares its first {@code sharedPrefixBlocks} keys with chain 0. */

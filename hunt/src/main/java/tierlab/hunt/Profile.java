@@ -12,7 +12,15 @@ package tierlab.hunt;
  */
 public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
                       int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
-                      int minSteps, int maxSteps, boolean ampleGpuBlocks) {
+                      int minSteps, int maxSteps, boolean ampleGpuBlocks, String engine) {
+
+    /** A profile for the default serving engine. */
+    public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
+                   int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
+                   int minSteps, int maxSteps, boolean ampleGpuBlocks) {
+        this(name, level, tp, l1Blocks, l2Slots, chainCount, chainBlocks, readers, prefetchMaxRequests, weights, swarm,
+                failPercent, minSteps, maxSteps, ampleGpuBlocks, null);
+    }
 
     /** Without {@code ampleGpuBlocks}: GPU KV blocks from just enough for one request to a few more. */
     public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
@@ -40,6 +48,20 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
     public static Profile livenessUnderGpuPressure() {
         return new Profile("liveness-gpu-pressure", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12), r(1, 8), r(1, 4), r(2, 4),
                 r(0, 3), new int[] {10, 3, 3}, true, 30, 4, 60, false);
+    }
+
+    /**
+     * The {@code vllm-v1} engine with its GPU prefix cache on, under GPU-block pressure: the swarm engine
+     * mix over few chains with shared prefixes, so requests hit each other's cached blocks, evict them and
+     * are preempted while sharing them. Checked after every step besides the engine and store invariants
+     * and the payload ledger: G1 (no GPU block is handed out while its reference count is above zero;
+     * references are exactly the requests' block lists and the blocks held for staging) and G2 (a cached
+     * block is reused only under its own key). Staging copies and loads that read or write a block the
+     * cache handed to the wrong request show up in the ledger as wrong bytes.
+     */
+    public static Profile vllmV1() {
+        return new Profile("swarm-engine-vllm-v1", HuntConfig.Level.ENGINE, r(1, 2), r(2, 10), r(2, 16), r(1, 6), r(1, 4), r(2, 4),
+                r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "vllm-v1");
     }
 
     static int[] r(int from, int to) {

@@ -35,6 +35,13 @@ class StatefulModelProperties {
     }
 
     @Test
+    void vllmV1EngineSchedulesKeepEveryCheckWithTheGpuPrefixCacheOn() {
+        Optional<Finding> finding = HuntSupport.hunt("swarm-engine-vllm-v1 (fix on)", Profile.vllmV1(), Set.of(),
+                Integer.getInteger("tierlab.vllmV1Schedules", 1_000), (schedule, result) -> true);
+        assertTrue(finding.isEmpty(), () -> HuntSupport.describe(finding.orElseThrow()));
+    }
+
+    @Test
     void theSchedulesExerciseTheModel() {
         // A harness whose steps never applied, or whose loads never ran, would pass vacuously.
         long[] loads = {0};

@@ -109,9 +109,11 @@ public record ExperimentFile(String name, String description, String label, Stri
      * The serving engine and its step loop's knobs.
      *
      * @param engine a serving engine by its registry name ({@code tierlab.model.serving.ServingEngines}) [vllm]
+     * @param prefixCaching automatic prefix caching of GPU blocks, for engines with a GPU prefix cache
+     *                      ({@code vllm-v1}) [true]; engines without a GPU prefix cache ignore it
      */
     public record SchedulerSection(Integer concurrency, Long maxBatchedTokens, Long gpuKvBlocks,
-                                   Integer prefetchMaxRequests, Boolean allL1Bypass, String engine) {}
+                                   Integer prefetchMaxRequests, Boolean allL1Bypass, String engine, Boolean prefixCaching) {}
 
     /**
      * One chart. {@code type}: {@code line} (x numeric), {@code bar} (x categorical), {@code heatmap}

@@ -17,6 +17,7 @@ import tech.tablesaw.api.LongColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 import tech.tablesaw.columns.Column;
+import tierlab.model.sched.RequestOutcome;
 import tierlab.sim.metrics.Sample;
 
 /**
@@ -126,17 +127,38 @@ public final class ResultFiles {
         StringColumn pass = StringColumn.create("pass");
         IntColumn index = IntColumn.create("request");
         DoubleColumn ttft = DoubleColumn.create("ttftMs");
+        // Where each prompt's tokens came from (RequestOutcome): GPU prefix cache, L1, L2, computed.
+        LongColumn gpu = LongColumn.create("gpuCachedTokens");
+        LongColumn l1 = LongColumn.create("l1Tokens");
+        LongColumn l2 = LongColumn.create("l2Tokens");
+        LongColumn recomputed = LongColumn.create("recomputedTokens");
+        LongColumn loadsWaited = LongColumn.create("loadsWaited");
         for (RunResult result : results) {
             result.ttftNsByPass().forEach((name, values) -> {
+                List<RequestOutcome> outcomes = result.outcomesByPass().getOrDefault(name, List.of());
                 for (int i = 0; i < values.length; i++) {
                     run.append(result.point().index());
                     pass.append(name);
                     index.append(i);
                     ttft.append(values[i] / 1e6);
+                    if (i < outcomes.size()) {
+                        RequestOutcome outcome = outcomes.get(i);
+                        gpu.append(outcome.gpuCachedTokens());
+                        l1.append(outcome.l1Tokens());
+                        l2.append(outcome.l2Tokens());
+                        recomputed.append(outcome.recomputedTokens());
+                        loadsWaited.append(outcome.loadsWaited());
+                    } else {
+                        gpu.appendMissing();
+                        l1.appendMissing();
+                        l2.appendMissing();
+                        recomputed.appendMissing();
+                        loadsWaited.appendMissing();
+                    }
                 }
             });
         }
-        return Table.create("requests", run, pass, index, ttft);
+        return Table.create("requests", run, pass, index, ttft, gpu, l1, l2, recomputed, loadsWaited);
     }
 
     public static Table timeseries(List<RunResult> results) {

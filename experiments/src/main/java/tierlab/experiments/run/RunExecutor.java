@@ -275,6 +275,7 @@ public final class RunExecutor {
     private static final class PassLoop {
         final List<PassMetrics> metrics = new ArrayList<>();
         final Map<String, long[]> ttft = new LinkedHashMap<>();
+        final Map<String, List<RequestOutcome>> outcomes = new LinkedHashMap<>();
         long submitted;
 
         /** Runs every pass; returns a failure (a pass whose requests did not all finish) or null. */
@@ -291,6 +292,7 @@ public final class RunExecutor {
                 List<RequestOutcome> outcomes = engine.finished().stream().filter(o -> ids.contains(o.requestId())).toList();
                 metrics.add(PassMetrics.of(name, outcomes, start, end));
                 ttft.put(name, outcomes.stream().mapToLong(RequestOutcome::ttftNs).toArray());
+                this.outcomes.put(name, outcomes);
                 if (outcomes.size() < requests.size()) {
                     return "stalled: " + (requests.size() - outcomes.size()) + " of " + requests.size()
                             + " requests of the " + name + " pass never finished";
@@ -373,7 +375,7 @@ public final class RunExecutor {
         run.put("run.simulatedS", runtime.simulator().nowNs() / 1e9);
         run.put("run.events", (double) runtime.simulator().eventsFired());
         return new RunResult(point, loop.metrics, run, List.copyOf(runtime.samples()), loop.ttft, hex(trace.hash()),
-                trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs);
+                trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs, loop.outcomes);
     }
 
     /**
@@ -482,7 +484,7 @@ public final class RunExecutor {
         run.put("run.simulatedS", Double.NaN);
         run.put("run.events", Double.NaN);
         return new RunResult(point, loop.metrics, run, List.of(), loop.ttft, hex(trace.hash()), trace.eventCount(), failure,
-                List.copyOf(live.examples), System.nanoTime() - startNs);
+                List.copyOf(live.examples), System.nanoTime() - startNs, loop.outcomes);
     }
 
     /** The engine over the store {@link WarmStart} opened; says on stderr whether it starts warm and why. */

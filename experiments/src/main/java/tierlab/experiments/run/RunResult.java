@@ -3,6 +3,7 @@ package tierlab.experiments.run;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tierlab.model.sched.RequestOutcome;
 import tierlab.sim.metrics.PassMetric;
 import tierlab.sim.metrics.PassMetrics;
 import tierlab.sim.metrics.Sample;
@@ -14,10 +15,19 @@ import tierlab.sim.metrics.Sample;
  * @param ttftNsByPass  every request's TTFT, by pass, in request-id order (for CDF charts)
  * @param decisionHash  the model's decision-trace hash (hex), the run's determinism fingerprint
  * @param failure       null, or what stopped the run (an invariant violated, a stall): one line
+ * @param outcomesByPass every finished request, by pass, in the order of {@code ttftNsByPass} (the per-request
+ *                       columns of requests.csv: where each prompt's tokens came from)
  */
 public record RunResult(RunPoint point, List<PassMetrics> passes, Map<String, Double> runMetrics, List<Sample> samples,
                         Map<String, long[]> ttftNsByPass, String decisionHash, long decisionEvents, String failure,
-                        List<String> examples, long wallNs) {
+                        List<String> examples, long wallNs, Map<String, List<RequestOutcome>> outcomesByPass) {
+
+    /** A run without per-request outcomes (one that failed before serving). */
+    public RunResult(RunPoint point, List<PassMetrics> passes, Map<String, Double> runMetrics, List<Sample> samples,
+                     Map<String, long[]> ttftNsByPass, String decisionHash, long decisionEvents, String failure,
+                     List<String> examples, long wallNs) {
+        this(point, passes, runMetrics, samples, ttftNsByPass, decisionHash, decisionEvents, failure, examples, wallNs, Map.of());
+    }
 
     public boolean failed() {
         return failure != null;

@@ -16,7 +16,7 @@ import tierlab.model.serving.ServingEngines;
  */
 final class SchedulerSections {
 
-    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null);
+    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null, null);
 
     private SchedulerSections() {
     }
@@ -58,7 +58,7 @@ final class SchedulerSections {
         SchedulerSettings settings = withField("scheduler", () -> new SchedulerSettings(
                 or(scheduler.concurrency(), 16), or(scheduler.maxBatchedTokens(), 8192L),
                 or(scheduler.gpuKvBlocks(), defaultGpuKvBlocks), or(scheduler.prefetchMaxRequests(), 2),
-                or(scheduler.allL1Bypass(), true)).withEngine(engine));
+                or(scheduler.allL1Bypass(), true)).withEngine(engine).withPrefixCaching(or(scheduler.prefixCaching(), true)));
         if (noOffload) {
             settings = settings.withoutOffload();
         }
@@ -68,6 +68,10 @@ final class SchedulerSections {
         parameters.put("scheduler.prefetchMaxRequests", settings.prefetchMaxRequests());
         parameters.put("scheduler.allL1Bypass", settings.allL1Bypass());
         parameters.put("scheduler.engine", settings.engine());
+        // Only an engine with a GPU prefix cache has the knob: other engines' results keep their columns.
+        if (ServingEngines.VLLM_V1.equals(engine)) {
+            parameters.put("scheduler.prefixCaching", settings.prefixCaching());
+        }
         return settings;
     }
 

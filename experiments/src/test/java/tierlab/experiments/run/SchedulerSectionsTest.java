@@ -76,13 +76,63 @@ class SchedulerSectionsTest {
         assertEquals(1, run.exitCode(), run.err());
         String err = run.err().strip();
         assertEquals(1, err.lines().count(), err);
-        assertTrue(err.contains("bad.yaml: line 11: scheduler.engine: unknown serving engine 'sglang' (known: vllm, serial)"), err);
+        assertTrue(err.contains("bad.yaml: line 11: scheduler.engine: unknown serving engine 'sglang' (known: vllm, serial, vllm-v1)"), err);
         assertFalse(err.contains("Exception"), err);
         assertFalse(Files.exists(out), "nothing is written for a bad file");
 
         CommandRun swept = run("swept-bad.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, sglang]\n", out);
         assertEquals(1, swept.exitCode(), swept.err());
         assertTrue(swept.err().contains("swept-bad.yaml: sweep point {scheduler.engine=sglang}: scheduler.engine: unknown"
-                + " serving engine 'sglang' (known: vllm, serial)"), swept.err());
+                + " serving engine 'sglang' (known: vllm, serial, vllm-v1)"), swept.err());
+    }
+
+    /**
+     * vllm-v1 with prefix caching off is the vllm engine decision for decision (every pass metric equal);
+     * with it on, the warm pass's repeated prompts are served by the GPU cache, and requests.csv says so
+     * request by request, the four sources adding up to the prompt.
+     */
+    @Test
+    void vllmV1WithoutPrefixCachingIsVllmAndWithItTheWarmPassHitsTheGpu() throws IOException {
+        Path out = folder.resolve("out/v1");
+        CommandRun run = run("v1.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, vllm-v1]\n  scheduler.prefixCaching: [false, true]\n",
+                out);
+        assertEquals(0, run.exitCode(), run.err());
+        Table results = Table.read().csv(out.resolve("results.csv").toFile());
+        assertEquals(4, results.rowCount());
+        int vllm = -1;
+        int off = -1;
+        int on = -1;
+        for (int row = 0; row < 4; row++) {
+            String engine = results.stringColumn("scheduler.engine").get(row);
+            boolean caching = results.column("scheduler.prefixCaching").getString(row).equals("true");
+            if (engine.equals("vllm") && vllm < 0) {
+                vllm = row;
+            } else if (engine.equals("vllm-v1")) {
+                if (caching) {
+                    on = row;
+                } else {
+                    off = row;
+                }
+            }
+        }
+        for (String pass : new String[] {"cold", "warm"}) {
+            for (tierlab.sim.metrics.PassMetric metric : tierlab.sim.metrics.PassMetric.values()) {
+                String column = pass + "." + metric.metricName();
+                assertEquals(results.numberColumn(column).getDouble(vllm), results.numberColumn(column).getDouble(off), column);
+            }
+        }
+        assertEquals(0, results.numberColumn("warm.gpuCachedTokens").getDouble(off));
+        // 8 prompts of 1,000 tokens in 16-token blocks: 62 full blocks each are cached, the last token's block recomputed.
+        assertEquals(8 * 62 * 16, results.numberColumn("warm.gpuCachedTokens").getDouble(on));
+        assertEquals(0, results.numberColumn("warm.l1Tokens").getDouble(on) + results.numberColumn("warm.l2Tokens").getDouble(on),
+                "the store sees nothing the GPU cache answered");
+        assertTrue(results.numberColumn("warm.ttftMeanMs").getDouble(on) < results.numberColumn("warm.ttftMeanMs").getDouble(off));
+
+        Table requests = Table.read().csv(out.resolve("requests.csv").toFile());
+        for (int row = 0; row < requests.rowCount(); row++) {
+            double sum = requests.numberColumn("gpuCachedTokens").getDouble(row) + requests.numberColumn("l1Tokens").getDouble(row)
+                    + requests.numberColumn("l2Tokens").getDouble(row) + requests.numberColumn("recomputedTokens").getDouble(row);
+            assertEquals(1000, sum, "row " + row + " of requests.csv");
+        }
     }
 }

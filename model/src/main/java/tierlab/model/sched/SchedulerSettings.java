@@ -14,9 +14,16 @@ import tierlab.model.Settings;
  *                             nothing saved)
  * @param engine               which serving engine runs these knobs, by its registry name [vllm]; a crash
  *                             restart creates the same kind
+ * @param prefixCaching        automatic prefix caching of the GPU KV blocks (vLLM {@code enable_prefix_caching})
+ *                             [true]; only engines with a GPU prefix cache ({@code vllm-v1}) read it
  */
 public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                                boolean allL1Bypass, boolean offload, String engine) {
+                                boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching) {
+
+    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
+                             boolean allL1Bypass, boolean offload, String engine) {
+        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, true);
+    }
 
     /** The registry name of the default, vLLM-like engine. */
     public static final String DEFAULT_ENGINE = "vllm";
@@ -47,21 +54,27 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
     }
 
     public SchedulerSettings withConcurrency(int newMaxNumSeqs) {
-        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine);
+        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching);
     }
 
     public SchedulerSettings withPrefetch(int newPrefetchMaxRequests, boolean newAllL1Bypass) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine, prefixCaching);
     }
 
     /** The no-offload baseline: the engine alone, recomputing every prompt. */
     public SchedulerSettings withoutOffload() {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine, prefixCaching);
     }
 
     /** The same knobs run by another serving engine (a registry name). */
     public SchedulerSettings withEngine(String newEngine) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, newEngine);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, newEngine, prefixCaching);
+    }
+
+    /** The same knobs with automatic prefix caching of GPU blocks on or off. */
+    public SchedulerSettings withPrefixCaching(boolean newPrefixCaching) {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
+                newPrefixCaching);
     }
 
     public boolean prefetchEnabled() {

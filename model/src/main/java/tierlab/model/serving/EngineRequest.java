@@ -39,6 +39,17 @@ final class EngineRequest {
     boolean recomputeStored;
     /** Why this parked request was still a MIXED or L2 hit at the last pass (null: not known). */
     TieredStore.MixedOrL2Witness parkedWitness;
+    /** The GPU blocks the last prefix match found for it (a prefix-caching pool fills this, then takes them). */
+    final List<Long> gpuPrefixBlocks = new ArrayList<>();
+    /** Its leading blocks whose keys the GPU prefix cache has recorded. */
+    int cachedBlocks;
+    /** Prompt tokens served by the GPU prefix cache at its last admission. */
+    long gpuCachedTokens;
+    /** Of the admitting hit's L2 units, those resident in L1 at the lookup, and all of them (the L1/L2 split). */
+    long admittedResidentUnits;
+    long admittedUnits;
+    /** Store loads and prefetches it waited for, over all its admissions. */
+    int loadsWaited;
 
     EngineRequest(RequestSpec spec) {
         this.spec = spec;
@@ -98,10 +109,24 @@ final class EngineRequest {
         }
     }
 
-    /** What the finished request reports, finishing at {@code finishNs}. */
+    /** Remembers where the KV of an admission comes from: the GPU cache, then the store's hit (or none). */
+    void recordAdmission(LookupResult hit) {
+        gpuCachedTokens = computedTokens;
+        admittedClass = hit == null ? HitClass.MISS : hit.hitClass();
+        admittedHitTokens = hit == null ? 0 : hit.hitTokens();
+        admittedResidentUnits = hit == null ? 0 : hit.residentUnits();
+        admittedUnits = hit == null ? 0 : hit.units().size();
+    }
+
+    /**
+     * What the finished request reports, finishing at {@code finishNs}. The store's hit tokens are split
+     * into L1 and L2 in proportion to the hit's units resident in L1 at the lookup (a prefetch promotes
+     * the L2 part into L1 first, but those tokens came from L2).
+     */
     RequestOutcome outcome(long finishNs) {
+        long l1Tokens = admittedUnits == 0 ? 0 : admittedHitTokens * admittedResidentUnits / admittedUnits;
         return new RequestOutcome(spec.requestId(), spec.arrivalNs(), admittedNs, firstTokenNs, finishNs,
                 spec.promptTokens(), spec.outputTokens(), admittedClass, admittedHitTokens, deferrals, preemptions,
-                prefetched);
+                prefetched, gpuCachedTokens, l1Tokens, admittedHitTokens - l1Tokens, loadsWaited);
     }
 }

@@ -48,6 +48,7 @@ public final class EngineScheduler implements ServingEngine {
     private final ArrayDeque<EngineRequest> waiting = new ArrayDeque<>();
     private final List<EngineRequest> running = new ArrayList<>();
     private final GpuBlockPool gpuBlocks;
+    private final String kind;
     private final List<RequestOutcome> finished = new ArrayList<>();
     private final ArrayDeque<IoOp> ownOps = new ArrayDeque<>();
 
@@ -72,12 +73,18 @@ public final class EngineScheduler implements ServingEngine {
     private long waitingFrontEpoch;
 
     public EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
+        this(settings, store, trace, ServingEngines.VLLM, new GpuBlockPool(settings.gpuKvBlocks()));
+    }
+
+    /** The same step loop over another GPU block pool ({@code vllm-v1}: the prefix-caching one), registered as {@code kind}. */
+    EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace, String kind, GpuBlockPool pool) {
         this.settings = settings;
         this.store = store;
         this.trace = trace;
         this.parked = new ParkedHits(store);
         this.blockTokens = store.settings().geometry().blockTokens();
-        this.gpuBlocks = new GpuBlockPool(settings.gpuKvBlocks());
+        this.gpuBlocks = pool;
+        this.kind = kind;
     }
 
     /** A request arrives now. */
@@ -193,6 +200,7 @@ public final class EngineScheduler implements ServingEngine {
         request.needsLoad = false;
         if (succeeded) {
             request.computedTokens = request.hit.computedTokens() + request.hit.hitTokens();
+            gpuBlocks.cacheFullBlocks(request, blockTokens);
         } else {
             // Fall back to recompute: the lease goes, the tokens are computed.
             store.releaseLease(request.spec.requestId(), nowNs);
@@ -248,8 +256,9 @@ public final class EngineScheduler implements ServingEngine {
         // (the same front of the queue, no gain of L1 content on a watched witness unit, no L2 entry
         // removed), the run is skipped again as a whole: only the capacity test can come out
         // differently, and a failure there ends the pass inside the run, having done nothing.
+        // A GPU prefix cache that changed since the last pass may have moved parked requests' lookup starts.
         boolean skipping = settings.offload() && settings.prefetchEnabled() && settings.allL1Bypass()
-                && activePrefetches >= settings.prefetchMaxRequests();
+                && activePrefetches >= settings.prefetchMaxRequests() && !gpuBlocks.changedSinceLastAsked();
         long frontEpochAtStart = waitingFrontEpoch;
         long watchedGainsAtStart = store.watchedResidencyGains();
         long removalsAtStart = store.indexRemovals();
@@ -260,7 +269,8 @@ public final class EngineScheduler implements ServingEngine {
             boolean capacityFails = running.size() + activePrefetches >= settings.maxNumSeqs()
                     || gpuBlocks.freeCount() < parked.skipRunMaxNeedBlocks;
             if (parked.crossCheck()) {
-                parked.crossCheckRun(waiting.iterator(), parked.skipRunLength, blockTokens,
+                parked.crossCheckRun(waiting.iterator(), parked.skipRunLength,
+                        r -> gpuBlocks.blocksToTake(r, Math.ceilDiv(r.spec.promptTokens(), blockTokens)),
                         need -> running.size() + activePrefetches >= settings.maxNumSeqs() || gpuBlocks.freeCount() < need,
                         capacityFails);
             }
@@ -294,9 +304,13 @@ public final class EngineScheduler implements ServingEngine {
      */
     private boolean admitOne(Iterator<EngineRequest> queue, EngineRequest request, int prefetchesAtPassStart, long nowNs) {
         long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+        if (gpuBlocks.cachesPrefixes()) {
+            // vLLM V1: the GPU's own prefix cache answers first; the store is asked for what lies beyond it.
+            request.computedTokens = gpuBlocks.cachedPrefixTokens(request, blockTokens);
+        }
         // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
         // so a finished prefetch can always run and release its lease.
-        if (running.size() + activePrefetches >= settings.maxNumSeqs() || gpuBlocks.freeCount() < needBlocks) {
+        if (running.size() + activePrefetches >= settings.maxNumSeqs() || gpuBlocks.freeCount() < gpuBlocks.blocksToTake(request, needBlocks)) {
             passLeading = false;
             return false;
         }
@@ -313,7 +327,7 @@ public final class EngineScheduler implements ServingEngine {
             parked.parkedSkips++;
             if (passLeading) {
                 passRunLength++;
-                passRunMaxNeedBlocks = Math.max(passRunMaxNeedBlocks, needBlocks);
+                passRunMaxNeedBlocks = Math.max(passRunMaxNeedBlocks, gpuBlocks.blocksToTake(request, needBlocks));
             }
             return true;
         }
@@ -380,8 +394,9 @@ public final class EngineScheduler implements ServingEngine {
                 request.phase = EngineRequest.Phase.PREFETCHING;
                 request.acquiring = true;
                 activePrefetches++;
+                request.loadsWaited++;
                 long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
-                gpuBlocks.fillTo(request.gpuBlocks, needBlocks);
+                gpuBlocks.fillTo(request, needBlocks);
             }
             case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
                 request.hit = null;
@@ -399,10 +414,9 @@ public final class EngineScheduler implements ServingEngine {
         if (request.admittedNs < 0) {
             request.admittedNs = nowNs;
         }
-        request.admittedClass = hit == null ? HitClass.MISS : hit.hitClass();
-        request.admittedHitTokens = hit == null ? 0 : hit.hitTokens();
+        request.recordAdmission(hit);
         long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
-        gpuBlocks.fillTo(request.gpuBlocks, needBlocks);
+        gpuBlocks.fillTo(request, needBlocks);
         request.needsLoad = hit != null && hit.isHit();
         running.add(request);
         trace.record("admit", request.spec.requestId(), request.admittedClass.ordinal(), request.admittedHitTokens);
@@ -450,6 +464,7 @@ public final class EngineScheduler implements ServingEngine {
         TieredStore.LoadOutcome outcome = store.load(request.spec.requestId(), new ArrayList<>(targets), nowNs);
         if (outcome == TieredStore.LoadOutcome.STARTED) {
             request.loading = true;
+            request.loadsWaited++;
         } else {
             request.needsLoad = false;
             request.admittedHitTokens = 0;
@@ -617,6 +632,7 @@ public final class EngineScheduler implements ServingEngine {
             if (request.computedTokens < request.spec.promptTokens()) {
                 request.computedTokens += item.newTokens();
                 computedPromptTokens += item.newTokens();
+                gpuBlocks.cacheFullBlocks(request, blockTokens);
                 if (request.computedTokens == request.spec.promptTokens()) {
                     // Prefill done: the first output token exists now, and the new KV is saved.
                     request.outputDone = 1;
@@ -653,7 +669,7 @@ public final class EngineScheduler implements ServingEngine {
 
     @Override
     public String kind() {
-        return ServingEngines.VLLM;
+        return kind;
     }
 
     public SchedulerSettings settings() {
@@ -720,6 +736,7 @@ public final class EngineScheduler implements ServingEngine {
     public int runningCount() { return running.size(); }
     public int waitingCount() { return waiting.size(); }
     public long freeGpuBlockCount() { return gpuBlocks.freeCount(); }
+    public long gpuBlocksEvicted() { return gpuBlocks.evictions(); }
     public TieredStore store() { return store; }
 
     /** The bound on failed prefetches per request, after which it recomputes (settable for tests). */

@@ -2,6 +2,7 @@ package tierlab.model.serving;
 
 import java.util.Iterator;
 import java.util.function.LongPredicate;
+import java.util.function.ToLongFunction;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.TieredStore;
 
@@ -102,12 +103,12 @@ final class ParkedHits {
      * Cross-check of a skipped run: every request in it is parked and classifies MIXED or L2, and
      * capacity agrees ({@code noRoomFor} answers for a request's GPU-block need).
      */
-    void crossCheckRun(Iterator<EngineRequest> queue, int runLength, int blockTokens, LongPredicate noRoomFor,
-                       boolean capacityFails) {
+    void crossCheckRun(Iterator<EngineRequest> queue, int runLength, ToLongFunction<EngineRequest> needOf,
+                       LongPredicate noRoomFor, boolean capacityFails) {
         boolean fails = false;
         for (int i = 0; i < runLength; i++) {
             EngineRequest request = queue.next();
-            long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+            long needBlocks = needOf.applyAsLong(request);
             if (noRoomFor.test(needBlocks)) {
                 fails = true;
                 break;

@@ -9,7 +9,6 @@ import tierlab.model.io.IoOp;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult;
 import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
@@ -121,8 +120,7 @@ public final class SerialEngine implements ServingEngine {
         LookupResult hit = settings.offload() ? store.lookup(request.spec.requestId(), request.spec.chain(), 0,
                 request.spec.promptTokens(), nowNs) : null;
         request.hit = hit;
-        request.admittedClass = hit == null ? HitClass.MISS : hit.hitClass();
-        request.admittedHitTokens = hit == null ? 0 : hit.hitTokens();
+        request.recordAdmission(hit);
         trace.record("admit", request.spec.requestId(), request.admittedClass.ordinal(), request.admittedHitTokens);
         if (hit == null || !hit.isHit() || hit.leaseStatus() == LookupResult.LeaseStatus.ADMISSION_WAIT) {
             recompute(request, nowNs);
@@ -142,6 +140,7 @@ public final class SerialEngine implements ServingEngine {
         List<Long> targets = new ArrayList<>(request.gpuBlocks.subList(firstBlock, firstBlock + request.hit.hitBlocks()));
         if (store.load(request.spec.requestId(), targets, nowNs) == TieredStore.LoadOutcome.STARTED) {
             stage = Stage.LOADING;
+            request.loadsWaited++;
         } else {
             recompute(request, nowNs);
         }

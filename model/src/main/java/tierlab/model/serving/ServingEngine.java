@@ -77,6 +77,11 @@ public interface ServingEngine {
     /** Cumulative: prompt tokens the engine computed (rather than loaded). */
     long computedPromptTokens();
 
+    /** Cumulative: cached GPU blocks whose KV was dropped to reuse the block (0 for an engine without a GPU prefix cache). */
+    default long gpuBlocksEvicted() {
+        return 0;
+    }
+
     /** The engine's own invariants, then the store's; throws IllegalStateException naming the broken rule. */
     void checkInvariants();
 }

@@ -26,14 +26,26 @@ public final class ServingEngines {
     public static final String VLLM = SchedulerSettings.DEFAULT_ENGINE;
     /** One request at a time, first come first served, no prefetch window. */
     public static final String SERIAL = "serial";
+    /**
+     * vLLM V1's scheduler and KV cache manager: the same step loop and connector-side knobs as {@link #VLLM}
+     * over a GPU block pool with automatic prefix caching ({@link SchedulerSettings#prefixCaching()}).
+     */
+    public static final String VLLM_V1 = "vllm-v1";
 
     /** Every engine by name, in registration order; an unknown name is one line listing the known ones. */
     public static final Registry<Kind> REGISTRY = register(
             new Kind(VLLM, "vLLM-like: continuous batching, prefetch window with parking, recompute preemption",
                     EngineScheduler::new),
-            new Kind(SERIAL, "one request at a time, first come first served, no prefetch window", SerialEngine::new));
+            new Kind(SERIAL, "one request at a time, first come first served, no prefetch window", SerialEngine::new),
+            new Kind(VLLM_V1, "vLLM V1: the vllm step loop over a GPU prefix cache (ref-counted hashed blocks, LRU free"
+                    + " queue, tail-first freeing); the store is its KV connector", ServingEngines::vllmV1));
 
     private ServingEngines() {}
+
+    private static ServingEngine vllmV1(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
+        return new EngineScheduler(settings, store, trace, VLLM_V1,
+                new PrefixCachingBlockPool(settings.gpuKvBlocks(), settings.prefixCaching()));
+    }
 
     private static Registry<Kind> register(Kind... kinds) {
         Registry.Builder<Kind> builder = Registry.of("serving engine");

@@ -28,7 +28,7 @@ class ServingEnginesTest {
     @Test
     void anUnknownEngineIsOneLineNamingTheKnownOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServingEngines.kind("sglang"));
-        assertEquals("scheduler.engine: unknown serving engine 'sglang' (known: vllm, serial)", e.getMessage());
+        assertEquals("scheduler.engine: unknown serving engine 'sglang' (known: vllm, serial, vllm-v1)", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> SchedulerSettings.defaults(64).withEngine(" "));
     }
 

@@ -5,7 +5,15 @@ import tierlab.model.store.StoreCounter;
 
 /** Every cumulative counter of a run at one instant, so a pass's figures are differences of two snapshots. */
 public record CounterSnapshot(long atNs, long[] storeCounters, long submissions, long prefetchCalls, long deferrals,
-                              long loadMatches, long loadMismatches, long stagingMismatches, long computedPromptTokens) {
+                              long loadMatches, long loadMismatches, long stagingMismatches, long computedPromptTokens,
+                              long gpuBlocksEvicted) {
+
+    /** A snapshot of an engine without a GPU prefix cache (no GPU evictions). */
+    public CounterSnapshot(long atNs, long[] storeCounters, long submissions, long prefetchCalls, long deferrals,
+                           long loadMatches, long loadMismatches, long stagingMismatches, long computedPromptTokens) {
+        this(atNs, storeCounters, submissions, prefetchCalls, deferrals, loadMatches, loadMismatches, stagingMismatches,
+                computedPromptTokens, 0);
+    }
 
     /**
      * The counters of a run in any mode: the engine's and its store's, plus what the runtime measured
@@ -20,7 +28,7 @@ public record CounterSnapshot(long atNs, long[] storeCounters, long submissions,
             counters[counter.ordinal()] = engine.store().counter(counter);
         }
         return new CounterSnapshot(atNs, counters, submissions, engine.prefetchCalls(), engine.deferrals(), loadMatches,
-                loadMismatches, stagingMismatches, engine.computedPromptTokens());
+                loadMismatches, stagingMismatches, engine.computedPromptTokens(), engine.gpuBlocksEvicted());
     }
 
     public long store(StoreCounter counter) {

@@ -1,6 +1,7 @@
 package tierlab.sim.metrics;
 
 import java.util.function.ToDoubleFunction;
+import tierlab.model.sched.RequestOutcome;
 import tierlab.model.store.StoreCounter;
 
 /**
@@ -52,7 +53,24 @@ public enum PassMetric {
                 // A pass that served nothing has no amplification to speak of; 0, not NaN or infinity,
                 // keeps the column plottable and its means finite.
                 return servedBytes == 0 ? 0 : (double) w.delta(StoreCounter.L2_WRITE_BYTES) / servedBytes;
-            });
+            }),
+    // Where prompt tokens come from, for every serving engine (docs/engines.md): per request at the
+    // admission that served it, gpuCachedTokens + l1Tokens + l2Tokens + recomputedTokens = prompt tokens.
+    GPU_CACHED_TOKENS("gpuCachedTokens", "tokens", "prompt tokens served by the engine's GPU prefix cache (0 without one)",
+            w -> w.sum(RequestOutcome::gpuCachedTokens)),
+    L1_TOKENS("l1Tokens", "tokens", "prompt tokens loaded from the store whose KV was in L1 at the lookup",
+            w -> w.sum(RequestOutcome::l1Tokens)),
+    L2_TOKENS("l2Tokens", "tokens", "prompt tokens loaded from the store whose KV was read from L2",
+            w -> w.sum(RequestOutcome::l2Tokens)),
+    RECOMPUTED_TOKENS("recomputedTokens", "tokens",
+            "prompt tokens computed at the admission that served each request (neither GPU-cached nor loaded)",
+            w -> w.sum(RequestOutcome::recomputedTokens)),
+    GPU_PREFIX_HIT_RATIO("gpuPrefixHitRatio", "ratio", "prompt tokens served by the GPU prefix cache / prompt tokens",
+            w -> w.promptTokens() == 0 ? 0 : (double) w.sum(RequestOutcome::gpuCachedTokens) / w.promptTokens()),
+    GPU_BLOCKS_EVICTED("gpuBlocksEvicted", "blocks", "cached GPU blocks whose KV was dropped to reuse the block",
+            w -> w.delta(CounterSnapshot::gpuBlocksEvicted)),
+    LOADS_WAITED("loadsWaited", "loads", "store loads and prefetches the pass's requests waited for",
+            w -> w.sum(RequestOutcome::loadsWaited));
 
     private final String metricName;
     private final String unit;

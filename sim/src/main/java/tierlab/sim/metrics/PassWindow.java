@@ -46,6 +46,15 @@ public record PassWindow(List<RequestOutcome> outcomes, CounterSnapshot start, C
         return end.store(counter) - start.store(counter);
     }
 
+    /** A per-request figure summed over the pass's finished requests. */
+    public long sum(ToLongFunction<RequestOutcome> figure) {
+        long total = 0;
+        for (RequestOutcome outcome : outcomes) {
+            total += figure.applyAsLong(outcome);
+        }
+        return total;
+    }
+
     /** How much one of the run's other counters grew over the pass. */
     public long delta(ToLongFunction<CounterSnapshot> counter) {
         return counter.applyAsLong(end) - counter.applyAsLong(start);
