@@ -105,11 +105,20 @@ public final class RunExecutor {
         return device;
     }
 
+    /** Why a run that asks for CUDA cannot have it, or null when it can (or does not ask). */
+    private String cudaRefusal(RunPoint point) {
+        if (!point.config().gpu().equals(RunConfig.GPU_CUDA) || cudaDevice().available()) {
+            return null;
+        }
+        String refusal = "live.gpu is cuda but there is no usable CUDA device: " + cudaDevice().description();
+        gpuByRun.put(point.index(), "none: " + refusal);
+        return refusal;
+    }
+
     /**
      * The run's CUDA copy port over its L1 arena, or null for host buffers; says which on stderr in
-     * one line and records it for run.json.
-     *
-     * @throws IllegalStateException when {@code live.gpu} is {@code cuda} and there is no usable device
+     * one line and records it for run.json. {@link #cudaRefusal} has already refused a run that
+     * asks for CUDA where there is none.
      */
     private CudaCopyPort gpuPort(RunPoint point, PinnedArena arena, StoreSettings settings) {
         RunConfig config = point.config();
@@ -124,8 +133,6 @@ public final class RunExecutor {
                         settings.geometry().laneBytes(), settings.geometry().tp(), config.verifyGpu());
                 side = "cuda: " + device.description() + "; " + port.pinning()
                         + (config.verifyGpu() ? "; loads verified on the GPU side" : "; not verified (live.verify is false)");
-            } else if (config.gpu().equals(RunConfig.GPU_CUDA)) {
-                throw new IllegalStateException("live.gpu is cuda but there is no usable CUDA device: " + device.description());
             } else {
                 side = "host buffers: " + device.description();
             }
@@ -473,6 +480,9 @@ public final class RunExecutor {
         PassLoop loop = new PassLoop();
         LivePasses live = new LivePasses(scheduler);
         String refused = l1Budget().refusal(settings.l1CapacityBytes());
+        if (refused == null) {
+            refused = cudaRefusal(point);
+        }
         if (refused != null) {
             return notStarted(point, trace, refused, startNs);
         }
