@@ -61,6 +61,8 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
     /** Polls that find nothing before the completion thread parks instead of spinning. */
     private static final int SPINS_BEFORE_PARK = 2_000;
     private static final long PARK_NS = 20_000;
+    /** The event of a copy that has none: already waited for, reported as soon as the completion thread sees it. */
+    private static final long NO_EVENT = 0;
 
     private final CudaApi api;
     private final int device;
@@ -149,36 +151,45 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
         String error = null;
         List<Long> scratch = verify ? new ArrayList<>() : List.of();
-        for (IoOp.GpuLoadSegment segment : copy.segments()) {
-            long target = blocks.address(segment.gpuBlockId(), segment.expected().lane());
-            int code = api.memcpyAsync(target, l1.baseAddress() + segment.l1Offset(), segment.lengthBytes(),
-                    CudaApi.MEMCPY_HOST_TO_DEVICE, toGpuStream);
-            if (code == CudaApi.SUCCESS && verify) {
-                long back = scratch();
-                scratch.add(back);
-                code = api.memcpyAsync(back, target, segment.lengthBytes(), CudaApi.MEMCPY_DEVICE_TO_HOST, toGpuStream);
+        try {
+            for (IoOp.GpuLoadSegment segment : copy.segments()) {
+                long target = blocks.address(segment.gpuBlockId(), segment.expected().lane());
+                int code = api.memcpyAsync(target, l1.baseAddress() + segment.l1Offset(), segment.lengthBytes(),
+                        CudaApi.MEMCPY_HOST_TO_DEVICE, toGpuStream);
+                if (code == CudaApi.SUCCESS && verify) {
+                    long back = scratch();
+                    scratch.add(back);
+                    code = api.memcpyAsync(back, target, segment.lengthBytes(), CudaApi.MEMCPY_DEVICE_TO_HOST, toGpuStream);
+                }
+                if (code != CudaApi.SUCCESS) {
+                    error = api.errorName(code);
+                    break;
+                }
             }
-            if (code != CudaApi.SUCCESS) {
-                error = api.errorName(code);
-                break;
-            }
+        } catch (CudaException e) {
+            // No device memory for a block, or no pinned scratch: this copy fails, the run goes on.
+            error = e.errorName();
         }
-        enqueue(new Pending(copy, sink, Direction.TO_GPU, event(), error, scratch), toGpuStream);
+        enqueue(copy, sink, Direction.TO_GPU, error, scratch, toGpuStream);
     }
 
     @Override
     public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
         String error = null;
-        for (int i = 0; i < copy.gpuBlockIds().size(); i++) {
-            long source = blocks.address(copy.gpuBlockIds().get(i), copy.lane());
-            int code = api.memcpyAsync(l1.baseAddress() + copy.l1Offset() + i * copy.laneBytes(), source, copy.laneBytes(),
-                    CudaApi.MEMCPY_DEVICE_TO_HOST, fromGpuStream);
-            if (code != CudaApi.SUCCESS) {
-                error = api.errorName(code);
-                break;
+        try {
+            for (int i = 0; i < copy.gpuBlockIds().size(); i++) {
+                long source = blocks.address(copy.gpuBlockIds().get(i), copy.lane());
+                int code = api.memcpyAsync(l1.baseAddress() + copy.l1Offset() + i * copy.laneBytes(), source, copy.laneBytes(),
+                        CudaApi.MEMCPY_DEVICE_TO_HOST, fromGpuStream);
+                if (code != CudaApi.SUCCESS) {
+                    error = api.errorName(code);
+                    break;
+                }
             }
+        } catch (CudaException e) {
+            error = e.errorName();
         }
-        enqueue(new Pending(copy, sink, Direction.FROM_GPU, event(), error, List.of()), fromGpuStream);
+        enqueue(copy, sink, Direction.FROM_GPU, error, List.of(), fromGpuStream);
     }
 
     /**
@@ -189,17 +200,28 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         if (!verify) {
             return;
         }
-        long pattern = scratch();
+        long pattern;
+        try {
+            pattern = scratch();
+        } catch (CudaException e) {
+            note("no pinned buffer to write compute step " + compute.stepIndex() + "'s payloads: " + e.getMessage());
+            return;
+        }
         try {
             MemorySegment host = MemorySegment.ofAddress(pattern).reinterpret(laneBytes);
             for (IoOp.ComputeItem item : compute.items()) {
                 for (IoOp.GpuBlockWrite write : item.blocksCompleted()) {
                     for (int lane = 0; lane < blocks.tp(); lane++) {
                         PayloadPattern.fill(host, write.key(), lane);
-                        int code = api.memcpy(blocks.address(write.gpuBlockId(), lane), pattern, laneBytes,
-                                CudaApi.MEMCPY_HOST_TO_DEVICE);
-                        if (code != CudaApi.SUCCESS) {
-                            note("writing the payload of GPU block " + write.gpuBlockId() + " failed: " + api.errorName(code));
+                        // A block whose payload could not be written shows as a staging mismatch later.
+                        try {
+                            int code = api.memcpy(blocks.address(write.gpuBlockId(), lane), pattern, laneBytes,
+                                    CudaApi.MEMCPY_HOST_TO_DEVICE);
+                            if (code != CudaApi.SUCCESS) {
+                                note("writing the payload of GPU block " + write.gpuBlockId() + " failed: " + api.errorName(code));
+                            }
+                        } catch (CudaException e) {
+                            note("writing the payload of GPU block " + write.gpuBlockId() + " failed: " + e.getMessage());
                         }
                     }
                 }
@@ -209,17 +231,30 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         }
     }
 
-    private void enqueue(Pending pending, long stream) {
+    /**
+     * Records the copy's event behind its copies and hands it to the completion thread. Without an
+     * event (none could be created or recorded) nothing would say when the copies already queued are
+     * done, so this waits for the stream and reports the copy failed at once.
+     */
+    private void enqueue(IoOp op, OpSink sink, Direction direction, String error, List<Long> scratch, long stream) {
         inFlight.incrementAndGet();
-        int code = api.eventRecord(pending.event(), stream);
-        if (code != CudaApi.SUCCESS) {
-            // Without an event nothing says when the copies already queued are done: wait for the stream.
-            api.streamSynchronize(stream);
-            String error = pending.submitError() != null ? pending.submitError() : api.errorName(code);
-            submitted.add(new Pending(pending.op(), pending.sink(), pending.direction(), pending.event(), error, pending.scratch()));
-            return;
+        long event = NO_EVENT;
+        String failure = error;
+        try {
+            event = event();
+            int code = api.eventRecord(event, stream);
+            if (code != CudaApi.SUCCESS) {
+                failure = failure != null ? failure : api.errorName(code);
+                events.add(event);
+                event = NO_EVENT;
+            }
+        } catch (CudaException e) {
+            failure = failure != null ? failure : e.errorName();
         }
-        submitted.add(pending);
+        if (event == NO_EVENT) {
+            api.streamSynchronize(stream);
+        }
+        submitted.add(new Pending(op, sink, direction, event, failure, scratch));
     }
 
     private long event() {
@@ -280,7 +315,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         boolean progress = false;
         Pending head;
         while ((head = queue.peek()) != null) {
-            int code = api.eventQuery(head.event());
+            int code = head.event() == NO_EVENT ? CudaApi.SUCCESS : api.eventQuery(head.event());
             if (code == CudaApi.ERROR_NOT_READY) {
                 return progress;
             }
@@ -295,7 +330,9 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         IoOp op = pending.op();
         String error = pending.submitError() != null ? pending.submitError()
                 : eventCode != CudaApi.SUCCESS ? api.errorName(eventCode) : null;
-        events.add(pending.event());
+        if (pending.event() != NO_EVENT) {
+            events.add(pending.event());
+        }
         IoCompletion completion;
         try {
             if (error != null) {

@@ -179,6 +179,22 @@ class CudaCopyPortTest {
     }
 
     @Test
+    void noDeviceMemoryForABlockIsAFailedCopyNotAnException() throws Exception {
+        FakeCuda cuda = new FakeCuda(true);
+        Sink sink = new Sink();
+        try (PinnedArena l1 = PinnedArena.allocate(LANE_BYTES * 4, false);
+             CudaCopyPort port = new CudaCopyPort(cuda, 0, l1, LANE_BYTES, TP, false)) {
+            cuda.failNextMalloc();
+            port.toGpu(load(50, 0, 1, A, 0), sink);
+            Sink.Arrival failed = sink.next();
+            assertFalse(failed.completion().succeeded());
+            assertEquals("cudaErrorMemoryAllocation", failed.completion().errorName());
+            port.toGpu(load(51, 0, 1, A, 0), sink);
+            assertTrue(sink.next().completion().succeeded(), "the next slab is allocated");
+        }
+    }
+
+    @Test
     void withoutRegistrationTheCopiesStillWorkAndSaySo() throws Exception {
         FakeCuda cuda = new FakeCuda(true);
         cuda.refuseRegistration();

@@ -43,6 +43,7 @@ public final class FakeCuda implements CudaApi {
     private int failNextMemcpyWith = SUCCESS;
     private int failNextEventWith = SUCCESS;
     private boolean refuseRegistration;
+    private boolean failNextMalloc;
     final List<String> calls = new ArrayList<>();
 
     public FakeCuda(boolean automatic) {
@@ -55,6 +56,10 @@ public final class FakeCuda implements CudaApi {
 
     synchronized void failNextEvent(int code) {
         failNextEventWith = code;
+    }
+
+    synchronized void failNextMalloc() {
+        failNextMalloc = true;
     }
 
     synchronized void refuseRegistration() {
@@ -163,6 +168,10 @@ public final class FakeCuda implements CudaApi {
 
     @Override
     public synchronized long malloc(long bytes) {
+        if (failNextMalloc) {
+            failNextMalloc = false;
+            fail("cudaMalloc", ERROR_MEMORY_ALLOCATION);
+        }
         long address = memory.allocate(bytes, 256).address();
         deviceAllocations.add(address);
         return address;
