@@ -151,9 +151,12 @@ public record ExperimentFile(String name, String description, String label, Stri
      * @param repeats         interleaved passes over the grid; figures are medians over them [3]
      * @param fileMiB         the O_DIRECT test file, created beside the output folder and deleted after [1024]
      * @param backend         {@code io_uring}, {@code filechannel} or {@code best} [best]
-     * @param baseProfile     the bundled profile whose PCIe, GPU and host terms the fitted profile keeps [qwen3-8b-h100]
+     * @param baseProfile     the bundled profile whose GPU and host terms the fitted profile keeps, and its PCIe
+     *                        terms when PCIe is not measured [qwen3-8b-h100]
+     * @param pcie            also sweep host↔GPU copies through CUDA and fit the profile's PCIe section; without
+     *                        CUDA the run says "PCIe not measured" and keeps the preset's figures [true]
      */
     public record CalibrationSection(List<String> accesses, List<Integer> blockSizesKiB, List<Integer> queueDepths,
                                      Double secondsPerPoint, Integer repeats, Long fileMiB, String backend,
-                                     String baseProfile) {}
+                                     String baseProfile, Boolean pcie) {}
 }
