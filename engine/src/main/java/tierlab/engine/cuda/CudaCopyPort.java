@@ -153,6 +153,11 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         List<Long> scratch = verify ? new ArrayList<>() : List.of();
         try {
             for (IoOp.GpuLoadSegment segment : copy.segments()) {
+                if (segment.lengthBytes() > laneBytes) {
+                    // A GPU block lane and a scratch buffer hold laneBytes: a longer slice would overrun both.
+                    error = "segment of " + segment.lengthBytes() + " bytes is longer than a lane (" + laneBytes + " bytes)";
+                    break;
+                }
                 long target = blocks.address(segment.gpuBlockId(), segment.expected().lane());
                 int code = api.memcpyAsync(target, l1.baseAddress() + segment.l1Offset(), segment.lengthBytes(),
                         CudaApi.MEMCPY_HOST_TO_DEVICE, toGpuStream);
@@ -351,11 +356,13 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
             failedCopies.incrementAndGet();
             completion = IoCompletion.failed(ticket(op), e.getClass().getSimpleName());
         }
-        inFlight.decrementAndGet();
-        pending.sink().completed(op, completion);
         if (completion.succeeded() && op instanceof IoOp.CopyToGpu load && verify) {
+            // Queued before the hand-over: a run that ends as soon as the model sees this completion
+            // still finds the comparison ahead of its awaitVerification().
             verifier.execute(() -> checkLoad(load, pending.scratch()));
         }
+        inFlight.decrementAndGet();
+        pending.sink().completed(op, completion);
     }
 
     private static long ticket(IoOp op) {
