@@ -137,8 +137,10 @@ public final class BenchCommand implements Runnable {
         @Option(names = "--repeats", paramLabel = "N", description = "Passes over the grid; figures are medians [default: 3].")
         private Integer repeats;
 
-        @Option(names = "--out", paramLabel = "DIR", description = "Folder for pcie.csv and pcie.md [default: target/bench].")
-        private Path out = Path.of("target", "bench");
+        @Option(names = "--out", paramLabel = "DIR",
+                description = "Folder for pcie.csv and pcie.md, relative to where tierlab was called [default: target/bench"
+                        + " of the installation, beside the engine benchmark's files].")
+        private Path out;
 
         @Option(names = "--quick", description = "Smoke test: 1, 2.25 and 16 MiB, 1 and 2 streams, 64 MiB per point, 1 repeat.")
         private boolean quick;
@@ -157,7 +159,8 @@ public final class BenchCommand implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            return PcieBench.run(settings, out, System.out, System.err);
+            Path folder = out == null ? Path.of("target", "bench") : tierlab.engine.persist.CallerPaths.resolve(out);
+            return PcieBench.run(settings, folder, spec.commandLine().getOut(), spec.commandLine().getErr());
         }
     }
 }

@@ -1,7 +1,7 @@
 package tierlab.bench.calibration;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.List;
@@ -23,10 +23,11 @@ public final class PcieBench {
     private PcieBench() {}
 
     /** @return the exit code: 0 measured, 1 no device or CUDA failed */
-    public static int run(PcieSweep.Settings settings, Path outputFolder, PrintStream out, PrintStream err) {
+    public static int run(PcieSweep.Settings settings, Path outputFolder, PrintWriter out, PrintWriter err) {
         CudaDevice device = CudaDevice.probe();
         if (!device.available()) {
             err.println("tierlab: PCIe not measured: " + device.description());
+            err.flush();
             return 1;
         }
         CudaApi api = device.api().orElseThrow();
@@ -35,7 +36,10 @@ public final class PcieBench {
             out.println(roundTrip(api, device.device()));
             out.println("sweep (" + settings.repeats() + " repeat" + (settings.repeats() == 1 ? "" : "s")
                     + ", medians; first repeat shown):");
-            List<PcieSweep.Point> points = new PcieSweep(api, device.device(), settings).run(out);
+            List<PcieSweep.Point> points = new PcieSweep(api, device.device(), settings).run(line -> {
+                out.println(line);
+                out.flush();
+            });
             String md = "# PCIe sweep\n\nCUDA device: " + device.description() + "\n\n" + PcieTables.markdown(points);
             try {
                 PcieFit.Fit fit = PcieFit.fit(points);
@@ -55,12 +59,15 @@ public final class PcieBench {
             AtomicFiles.writeString(outputFolder.resolve("pcie.csv"), PcieTables.csv(points));
             AtomicFiles.writeString(outputFolder.resolve("pcie.md"), md);
             out.println("wrote " + outputFolder.resolve("pcie.md") + " and pcie.csv");
+            out.flush();
             return 0;
         } catch (CudaException | IllegalStateException e) {
             err.println("tierlab: bench pcie: " + e.getMessage());
+            err.flush();
             return 1;
         } catch (IOException e) {
             err.println("tierlab: bench pcie: cannot write to " + outputFolder + ": " + e.getMessage());
+            err.flush();
             return 1;
         }
     }

@@ -1,12 +1,12 @@
 package tierlab.bench.calibration;
 
-import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.cuda.CudaApi;
 import tierlab.engine.cuda.CudaException;
@@ -115,11 +115,11 @@ public final class PcieSweep {
     }
 
     /**
-     * Runs the sweep; {@code progress} gets one line per point of the first repeat.
+     * Runs the sweep; {@code progress} (may be null) gets one line per point of the first repeat.
      *
      * @throws CudaException when CUDA refuses the set-up (allocation, streams) or a copy
      */
-    public List<Point> run(PrintStream progress) {
+    public List<Point> run(Consumer<String> progress) {
         api.setDevice(device);
         long regionBytes = align(settings.maxSize());
         int streams = settings.maxStreams();
@@ -160,9 +160,9 @@ public final class PcieSweep {
                                 streamHandles, point.copies());
                         seconds.get(i)[repeat] = s;
                         if (repeat == 0 && progress != null) {
-                            progress.printf(Locale.ROOT, "  %s %9s x %5d, %d stream%s%s: %6.2f GB/s%n", point.direction(),
+                            progress.accept(String.format(Locale.ROOT, "  %s %9s x %5d, %d stream%s%s: %6.2f GB/s", point.direction(),
                                     size(point.copyBytes()), point.copies(), point.streams(), point.streams() == 1 ? "" : "s",
-                                    point.pinned() ? "" : ", pageable", point.copies() * (double) point.copyBytes() / s / 1e9);
+                                    point.pinned() ? "" : ", pageable", point.copies() * (double) point.copyBytes() / s / 1e9));
                         }
                     }
                 }

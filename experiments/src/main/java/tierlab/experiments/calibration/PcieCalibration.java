@@ -62,9 +62,7 @@ public final class PcieCalibration {
         }
         List<PcieSweep.Point> points;
         try {
-            java.io.PrintStream lines = progress == null ? null
-                    : new java.io.PrintStream(new LineForwarder(progress), true, java.nio.charset.StandardCharsets.UTF_8);
-            points = new PcieSweep(device.api().orElseThrow(), device.device(), settings).run(lines);
+            points = new PcieSweep(device.api().orElseThrow(), device.device(), settings).run(progress);
         } catch (CudaException e) {
             return new NotMeasured("CUDA failed during the sweep on " + device.description() + ": " + e.getMessage());
         }
@@ -72,26 +70,6 @@ public final class PcieCalibration {
             return new Measured(device.description(), points, PcieFit.fit(points), null);
         } catch (IllegalArgumentException e) {
             return new Measured(device.description(), points, null, e.getMessage());
-        }
-    }
-
-    /** Forwards whole lines of a print stream to a consumer. */
-    private static final class LineForwarder extends java.io.OutputStream {
-        private final Consumer<String> lines;
-        private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
-
-        LineForwarder(Consumer<String> lines) {
-            this.lines = lines;
-        }
-
-        @Override
-        public void write(int b) {
-            if (b == '\n') {
-                lines.accept(line.toString(java.nio.charset.StandardCharsets.UTF_8));
-                line.reset();
-            } else {
-                line.write(b);
-            }
         }
     }
 
