@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,6 +70,35 @@ class CudaRuntimeTest {
         int code = runtime.memcpyAsync(0, 0, 4096, CudaApi.MEMCPY_HOST_TO_DEVICE, 0);
         assertTrue(code != CudaApi.SUCCESS, "a copy without a device cannot succeed");
         assertTrue(runtime.errorName(code).startsWith("cudaError"), runtime.errorName(code));
+    }
+
+    /**
+     * Every downcall of the binding is invoked once: {@code invokeExact} checks the Java types against
+     * each handle's descriptor only when called, so a mismatch would otherwise first show on a GPU
+     * host. Without a device each call answers with CUDA's error (a code or a named exception), never
+     * a WrongMethodTypeException. Skipped on a GPU host, where the other tests use the calls for real.
+     */
+    @Test
+    void everyCallIsInvocableAndAnswersWithCudasErrorWithoutADevice() {
+        CudaDevice device = CudaDevice.probe(runtime, 0, "libcudart");
+        Assumptions.assumeFalse(device.available(), "a GPU host: the calls run for real in CudaGpuTest");
+        List<Runnable> setupCalls = List.of(runtime::deviceCount, () -> runtime.setDevice(0), () -> runtime.deviceName(0),
+                () -> runtime.pciBusId(0), runtime::memoryInfo, () -> runtime.malloc(4096), () -> runtime.free(0),
+                () -> runtime.mallocHost(4096), () -> runtime.freeHost(0), () -> runtime.hostRegister(0, 4096, 0),
+                () -> runtime.hostUnregister(0), () -> runtime.streamCreate(CudaApi.STREAM_NON_BLOCKING),
+                () -> runtime.streamDestroy(0), () -> runtime.eventCreate(CudaApi.EVENT_DISABLE_TIMING),
+                () -> runtime.eventDestroy(0), () -> runtime.eventElapsedMs(0, 0));
+        for (Runnable call : setupCalls) {
+            CudaException failure = assertThrows(CudaException.class, call::run);
+            assertTrue(failure.errorName().startsWith("cudaError"), failure.getMessage());
+        }
+        int[] codes = {runtime.eventRecord(0, 0), runtime.eventQuery(0), runtime.eventSynchronize(0), runtime.streamSynchronize(0),
+            runtime.memcpy(0, 0, 4096, CudaApi.MEMCPY_DEVICE_TO_HOST)};
+        for (int code : codes) {
+            assertTrue(code != CudaApi.SUCCESS && runtime.errorName(code).startsWith("cudaError"), runtime.errorName(code));
+        }
+        // 0 without a driver; a driver without a device reports its version.
+        assertEquals(device.description().contains("no CUDA driver"), runtime.driverVersion() == 0, device.description());
     }
 
     @Test
