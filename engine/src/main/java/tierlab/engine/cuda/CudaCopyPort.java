@@ -103,19 +103,24 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         l1.retain(ARENA_USER);
         boolean ok = false;
         String pinned;
+        long toGpu = 0;
         try {
             try {
                 api.hostRegister(l1.baseAddress(), l1.sizeBytes(), CudaApi.HOST_REGISTER_DEFAULT);
-                pinned = "L1 arena of " + l1.sizeBytes() + " bytes registered with cudaHostRegister";
+                pinned = "L1 arena of " + (l1.sizeBytes() >> 20) + " MiB registered with cudaHostRegister";
                 ok = true;
             } catch (CudaException e) {
                 pinned = "L1 arena not registered (" + e.errorName() + "): copies go through pageable memory";
             }
             this.registered = ok;
             this.pinning = pinned;
-            this.toGpuStream = api.streamCreate(CudaApi.STREAM_NON_BLOCKING);
+            toGpu = api.streamCreate(CudaApi.STREAM_NON_BLOCKING);
             this.fromGpuStream = api.streamCreate(CudaApi.STREAM_NON_BLOCKING);
+            this.toGpuStream = toGpu;
         } catch (RuntimeException e) {
+            if (toGpu != 0) {
+                api.streamDestroy(toGpu);
+            }
             if (ok) {
                 api.hostUnregister(l1.baseAddress());
             }
@@ -320,7 +325,22 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         boolean progress = false;
         Pending head;
         while ((head = queue.peek()) != null) {
-            int code = head.event() == NO_EVENT ? CudaApi.SUCCESS : api.eventQuery(head.event());
+            int code;
+            try {
+                code = head.event() == NO_EVENT ? CudaApi.SUCCESS : api.eventQuery(head.event());
+            } catch (RuntimeException e) {
+                // The completion thread must survive anything: this copy fails, the others go on.
+                note("cudaEventQuery of request " + requestId(head.op()) + "'s copy: " + e);
+                try {
+                    // Its bytes may still be moving: wait for its stream before the model reuses them.
+                    api.streamSynchronize(head.direction() == Direction.TO_GPU ? toGpuStream : fromGpuStream);
+                } catch (RuntimeException ignored) {
+                    // Nothing more can be done from here; the copy is reported failed either way.
+                }
+                head = new Pending(head.op(), head.sink(), head.direction(), head.event(),
+                        head.submitError() != null ? head.submitError() : e.getClass().getSimpleName(), head.scratch());
+                code = CudaApi.SUCCESS;
+            }
             if (code == CudaApi.ERROR_NOT_READY) {
                 return progress;
             }
@@ -363,6 +383,14 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         }
         inFlight.decrementAndGet();
         pending.sink().completed(op, completion);
+    }
+
+    private static long requestId(IoOp op) {
+        return switch (op) {
+            case IoOp.CopyToGpu load -> load.requestId();
+            case IoOp.CopyFromGpu staging -> staging.requestId();
+            default -> -1;
+        };
     }
 
     private static long ticket(IoOp op) {

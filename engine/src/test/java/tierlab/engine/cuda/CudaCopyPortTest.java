@@ -195,6 +195,25 @@ class CudaCopyPortTest {
     }
 
     @Test
+    void theCompletionThreadSurvivesABrokenQuery() throws Exception {
+        FakeCuda cuda = new FakeCuda(false);
+        Sink sink = new Sink();
+        try (PinnedArena l1 = PinnedArena.allocate(LANE_BYTES * 4, false);
+             CudaCopyPort port = new CudaCopyPort(cuda, 0, l1, LANE_BYTES, TP, false)) {
+            cuda.throwOnNextQuery();
+            port.toGpu(load(60, 0, 1, A, 0), sink);
+            Sink.Arrival broken = sink.next();
+            assertFalse(broken.completion().succeeded());
+            assertEquals("IllegalStateException", broken.completion().errorName());
+            long toGpu = cuda.streamHandles().get(0);
+            cuda.runAll(toGpu);
+            port.toGpu(load(61, 0, 1, A, 0), sink);
+            cuda.runAll(toGpu);
+            assertTrue(sink.next().completion().succeeded(), "the completion thread goes on");
+        }
+    }
+
+    @Test
     void withoutRegistrationTheCopiesStillWorkAndSaySo() throws Exception {
         FakeCuda cuda = new FakeCuda(true);
         cuda.refuseRegistration();

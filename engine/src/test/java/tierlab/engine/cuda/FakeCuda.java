@@ -44,6 +44,7 @@ public final class FakeCuda implements CudaApi {
     private int failNextEventWith = SUCCESS;
     private boolean refuseRegistration;
     private boolean failNextMalloc;
+    private boolean throwOnNextQuery;
     final List<String> calls = new ArrayList<>();
 
     public FakeCuda(boolean automatic) {
@@ -56,6 +57,11 @@ public final class FakeCuda implements CudaApi {
 
     synchronized void failNextEvent(int code) {
         failNextEventWith = code;
+    }
+
+    /** The next cudaEventQuery throws, as a binding failure would (not a CUDA error code). */
+    synchronized void throwOnNextQuery() {
+        throwOnNextQuery = true;
     }
 
     synchronized void failNextMalloc() {
@@ -266,6 +272,10 @@ public final class FakeCuda implements CudaApi {
 
     @Override
     public synchronized int eventQuery(long event) {
+        if (throwOnNextQuery) {
+            throwOnNextQuery = false;
+            throw new IllegalStateException("the fake binding broke");
+        }
         if (pendingEvents.contains(event)) {
             return ERROR_NOT_READY;
         }
