@@ -1,5 +1,6 @@
 package tierlab.engine.live;
 
+import java.util.function.Consumer;
 import tierlab.model.io.CompletionTimeline;
 import tierlab.model.io.ComputePort;
 import tierlab.model.io.ComputeTiming;
@@ -11,17 +12,26 @@ import tierlab.model.io.OpSink;
  * The live runtime's copy and compute ports on a machine without a GPU: copies are real memcpys
  * into device-side buffers ({@link DeviceMemory}, verified against their payloads) and complete at
  * once; a compute step marks its blocks written and completes after the {@link ComputeTiming} delay.
+ * With a GPU, only the compute half is used: the copies go to the CUDA copy port, and a compute
+ * step's blocks are written there ({@code computed}).
  */
 final class LiveDevicePorts implements CopyPort, ComputePort {
     private final DeviceMemory device;
     private final ComputeTiming timing;
     private final CompletionTimeline timeline;
+    private final Consumer<IoOp.Compute> computed;
     private long computeSteps;
 
     LiveDevicePorts(DeviceMemory device, ComputeTiming timing, CompletionTimeline timeline) {
+        this(device, timing, timeline, device::computed);
+    }
+
+    /** @param computed where a finished compute step's blocks are written (host buffers or the GPU) */
+    LiveDevicePorts(DeviceMemory device, ComputeTiming timing, CompletionTimeline timeline, Consumer<IoOp.Compute> computed) {
         this.device = device;
         this.timing = timing;
         this.timeline = timeline;
+        this.computed = computed;
     }
 
     @Override
@@ -39,7 +49,7 @@ final class LiveDevicePorts implements CopyPort, ComputePort {
     @Override
     public void step(IoOp.Compute step, OpSink sink) {
         computeSteps++;
-        device.computed(step);
+        computed.accept(step);
         timeline.completeAt(step, timeline.nowNs() + timing.stepNs(step), sink);
     }
 

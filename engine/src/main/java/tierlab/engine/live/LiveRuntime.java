@@ -7,10 +7,12 @@ import java.util.PriorityQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import tierlab.engine.PinnedArena;
+import tierlab.engine.cuda.CudaCopyPort;
 import tierlab.model.drive.Driver;
 import tierlab.model.drive.ProgressWatchdog;
 import tierlab.model.io.CompletionTimeline;
 import tierlab.model.io.ComputeTiming;
+import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.OpSink;
@@ -26,8 +28,11 @@ import tierlab.model.store.TieredStore;
  * Drives the unchanged model with the wall clock, through the same {@link Driver} as the
  * simulator: requests arrive at their (relative) times, L2 operations go to a real storage port
  * (the io_uring engine) and their completions come back from the ring threads as events, GPU
- * copies are real memcpys into device-side buffers, and compute steps are timed delays (there is
- * no GPU here; see {@link LiveDevicePorts}). Every load is verified against its payload.
+ * copies are real memcpys into device-side buffers, and compute steps are timed delays (see
+ * {@link LiveDevicePorts}). Every load is verified against its payload. With a GPU
+ * ({@link CudaCopyPort}), the copies are {@code cudaMemcpyAsync}s between the registered L1 arena
+ * and device memory, and their completions come back from the CUDA completion thread through the
+ * same queue as the storage completions.
  *
  * <h2>Threads</h2>
  * The model runs on the thread that calls {@link #run}, and only there. Ring threads never touch
@@ -54,6 +59,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     private final StoragePort storage;
     private final DeviceMemory device;
     private final LiveDevicePorts devicePorts;
+    /** The GPU's copy port, or null when copies go to host buffers ({@link DeviceMemory}). */
+    private final CudaCopyPort cuda;
     private final Driver driver;
     private final long stallTimeoutNs;
     /** The wall-clock time (from the start of the run) of the loop iteration in progress. */
@@ -61,6 +68,7 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     private final LinkedBlockingQueue<Completed> completions = new LinkedBlockingQueue<>();
     private final PriorityQueue<Due> due = new PriorityQueue<>(Comparator.comparingLong(Due::atNs).thenComparingLong(Due::sequence));
     private long dueSequence;
+    /** Operations handed to another thread (storage, and CUDA copies) whose completion has not come back. */
     private int storageInFlight;
     private long l2Failures;
 
@@ -70,6 +78,16 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
      */
     public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, ComputeTiming computeTiming,
                        long stallTimeoutNs) {
+        this(scheduler, storage, l1, computeTiming, stallTimeoutNs, null);
+    }
+
+    /**
+     * @param cuda the GPU's copy port over {@code l1} (the caller's to close, after this runtime), or
+     *             null for host buffers
+     */
+    public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, ComputeTiming computeTiming,
+                       long stallTimeoutNs, CudaCopyPort cuda) {
+        this.cuda = cuda;
         this.scheduler = scheduler;
         this.store = scheduler.store();
         this.storage = storage;
@@ -80,9 +98,11 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                     + store.settings().l1CapacityBytes() + " B)");
         }
         this.device = new DeviceMemory(l1, geometry.laneBytes(), geometry.tp());
-        this.devicePorts = new LiveDevicePorts(device, computeTiming, this);
+        this.devicePorts = cuda == null ? new LiveDevicePorts(device, computeTiming, this)
+                : new LiveDevicePorts(device, computeTiming, this, cuda::computed);
+        CopyPort copies = cuda == null ? devicePorts : new CudaHandoffPort();
         OpSink completed = (op, completion) -> driver().deliver(op, completion, loopNowNs);
-        this.driver = new Driver(scheduler, new ThreadHandoffPort(), devicePorts, devicePorts, completed, (op, completion) -> {
+        this.driver = new Driver(scheduler, new ThreadHandoffPort(), copies, devicePorts, completed, (op, completion) -> {
             if (op instanceof IoOp.L2Op && !completion.succeeded()) {
                 l2Failures++;
             }
@@ -112,6 +132,23 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         /** The real port is the caller's to close. */
         @Override
         public void close() {
+        }
+    }
+
+    /** The CUDA copies, with their completions (reported on the CUDA completion thread) handed back like storage's. */
+    private final class CudaHandoffPort implements CopyPort {
+        private final OpSink handoff = (op, completion) -> completions.add(new Completed(op, completion));
+
+        @Override
+        public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
+            storageInFlight++;
+            cuda.toGpu(copy, handoff);
+        }
+
+        @Override
+        public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
+            storageInFlight++;
+            cuda.fromGpu(copy, handoff);
         }
     }
 
@@ -168,6 +205,14 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             waitForNextEvent(now, next < arrivals.size() ? arrivals.get(next).arrivalNs() : Long.MAX_VALUE, startNs);
         }
         long wallNs = System.nanoTime() - startNs;
+        if (cuda != null) {
+            cuda.awaitVerification();
+            CudaCopyPort.Counters gpu = cuda.counters();
+            return new Report(wallNs, scheduler.finished(), gpu.loadMatches(), gpu.loadMismatches(), gpu.stagingMismatches(),
+                    store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
+                    store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
+                    gpu.copiedBytes(), devicePorts.computeSteps(), gpu.mismatchExamples());
+        }
         return new Report(wallNs, scheduler.finished(), device.loadMatches(), device.loadMismatches(),
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,

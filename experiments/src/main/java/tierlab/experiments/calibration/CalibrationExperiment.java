@@ -26,9 +26,11 @@ import tierlab.bench.calibration.FittedProfiles;
 import tierlab.bench.calibration.MeasuredPoint;
 import tierlab.bench.calibration.NvmeClosedLoop;
 import tierlab.bench.calibration.NvmeFit;
+import tierlab.bench.calibration.PcieSweep;
 import tierlab.engine.persist.AtomicFiles;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.NvmeProfile;
+import tierlab.sim.device.PcieProfile;
 
 /**
  * Experiment E5, calibration: measure the device with the live engine, fit the simulator's NVMe
@@ -37,8 +39,11 @@ import tierlab.sim.device.NvmeProfile;
  * <pre>
  *   calibration-points.csv   one row per grid point: measured medians, model prediction, relative errors
  *   calibration-runs.csv     one row per measured run (point × repeat), for the spread between repeats
- *   fitted-profile.yaml      a device profile (the base preset's PCIe, GPU and host, the fitted NVMe)
+ *   fitted-profile.yaml      a device profile (the base preset's GPU and host, the fitted NVMe and PCIe)
  *                            that any experiment can name; DeviceProfile.load reads it
+ *   pcie-points.csv          the PCIe sweep through CUDA (PcieCalibration); only a header without CUDA,
+ *                            when the profile keeps the preset's PCIe figures, marked in pcie.source
+ *   pcie-throughput.png/.svg GB/s against copy size per direction and stream count (when measured)
  *   calibration-summary.json the fitted parameters and the error figures
  *   throughput-read|write.png/.svg      MB/s against block size, one colour per queue depth
  *   latency-vs-qd-read|write.png/.svg   mean latency against queue depth, for three block sizes
@@ -64,6 +69,15 @@ public final class CalibrationExperiment {
     /** Measures, fits, predicts and writes; {@code progress} receives one line per measured run (may be null). */
     public static CalibrationSummary run(Path outputDirectory, CalibrationSettings settings, Consumer<String> progress)
             throws IOException {
+        return run(outputDirectory, settings, PcieSweep.Settings.defaults(), progress);
+    }
+
+    /**
+     * {@link #run(Path, CalibrationSettings, Consumer)} with the PCIe sweep's settings, or null to
+     * measure the drive only (the profile then keeps the preset's PCIe figures, saying so).
+     */
+    public static CalibrationSummary run(Path outputDirectory, CalibrationSettings settings, PcieSweep.Settings pcieSettings,
+                                         Consumer<String> progress) throws IOException {
         CalibrationSweep.SweepResult sweep;
         try {
             sweep = CalibrationSweep.run(settings.toSweep(), point -> {
@@ -76,7 +90,10 @@ public final class CalibrationExperiment {
                 CalibrationSweep.deleteFile(settings.file());
             }
         }
-        return analyze(outputDirectory, settings, sweep);
+        // Its outcome is a line of describe(): progress stays one line per measured NVMe run.
+        PcieCalibration.Outcome pcie = pcieSettings == null ? new PcieCalibration.NotMeasured("calibration.pcie is false")
+                : PcieCalibration.measure(pcieSettings, null);
+        return analyze(outputDirectory, settings, sweep, pcie, CalibrationCharts.FILES);
     }
 
     /**
@@ -94,6 +111,13 @@ public final class CalibrationExperiment {
      */
     static CalibrationSummary analyze(Path outputDirectory, CalibrationSettings settings, CalibrationSweep.SweepResult sweep,
                                       CalibrationCharts.ChartWriter charts) throws IOException {
+        return analyze(outputDirectory, settings, sweep,
+                new PcieCalibration.NotMeasured("only NVMe measurements were handed in (" + sweep.backendName() + ")"), charts);
+    }
+
+    /** {@link #analyze} with the PCIe part's outcome, which goes into the profile, a table, a chart and the summary. */
+    static CalibrationSummary analyze(Path outputDirectory, CalibrationSettings settings, CalibrationSweep.SweepResult sweep,
+                                      PcieCalibration.Outcome pcie, CalibrationCharts.ChartWriter charts) throws IOException {
         List<MeasuredPoint> medians = sweep.medians();
         List<NvmeFit.Measurement> measurements = new ArrayList<>();
         int deepest = 1;
@@ -106,7 +130,9 @@ public final class CalibrationExperiment {
         NvmeProfile nvme = fit.profile();
         List<CalibrationPoint> points = predict(nvme, medians, sweep.runs());
 
-        DeviceProfile profile = DeviceProfile.preset(settings.baseProfile()).withName(settings.profileName()).withNvme(nvme);
+        DeviceProfile preset = DeviceProfile.preset(settings.baseProfile());
+        PcieProfile pcieProfile = PcieCalibration.profile(pcie, preset.pcie(), settings.baseProfile());
+        DeviceProfile profile = preset.withName(settings.profileName()).withNvme(nvme).withPcie(pcieProfile);
         double[] all = errors(points, p -> true);
         double[] reads = errors(points, CalibrationPoint::read);
         double[] writes = errors(points, p -> !p.read());
@@ -118,14 +144,16 @@ public final class CalibrationExperiment {
         Path profileFile = outputDirectory.resolve(PROFILE_YAML);
         CalibrationSummary summary = new CalibrationSummary(outputDirectory, profileFile, sweep.backendName(), sweep.backendStatus(),
                 points.size(), sweep.runs().size(), nvme, fit, median(all), median(reads), median(writes),
-                Arrays.stream(all).max().orElse(0), medianLatencyError, channelOnlyError, sweep.wallNs() / 1e9, List.of());
+                Arrays.stream(all).max().orElse(0), medianLatencyError, channelOnlyError, sweep.wallNs() / 1e9, List.of(),
+                pcie, pcieProfile);
 
         FittedProfiles.save(profile, profileFile, profileHeader(settings, sweep, summary));
         AtomicFiles.write(outputDirectory.resolve(POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
         AtomicFiles.write(outputDirectory.resolve(RUNS_CSV), file -> runsTable(sweep.runs()).write().csv(file.toFile()));
         AtomicFiles.write(outputDirectory.resolve(SUMMARY_JSON), file -> Files.writeString(file, summaryJson(settings, summary)));
         // Charts last, each on its own: a failed chart never costs the profile and the tables above.
-        List<String> chartFailures = CalibrationCharts.writeAll(outputDirectory, points, " (" + sweep.backendName() + ")", charts);
+        List<String> chartFailures = new ArrayList<>(PcieCalibration.write(outputDirectory, pcie, charts));
+        chartFailures.addAll(0, CalibrationCharts.writeAll(outputDirectory, points, " (" + sweep.backendName() + ")", charts));
         return summary.withChartFailures(chartFailures);
     }
 
@@ -223,7 +251,8 @@ public final class CalibrationExperiment {
                 (rms log error %.3f); writes %d ns + bytes / %.0f MB/s per channel, device ceiling %s (rms log error %.3f).
                 Model vs measurement, throughput: median relative error %.1f%% (reads %.1f%%, writes %.1f%%), worst %.1f%%;
                 the channel model without ceilings: %.1f%%.
-                Base profile for PCIe, GPU and host: %s.""",
+                Base profile for GPU and host: %s.
+                %s (pcie.source says where the PCIe figures come from).""",
                 CalibrationSettings.hostName(), System.getProperty("os.version"),
                 ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), s.points(), settings.repeats(),
                 settings.secondsPerPoint(), settings.file(), humanBytes(settings.fileBytes()), sweep.backendStatus(),
@@ -232,7 +261,7 @@ public final class CalibrationExperiment {
                 fit.write().bytesPerSecondPerChannel() / 1e6, ceiling(fit.write().maxBytesPerSecond()), fit.write().rmsLogError(),
                 100 * s.medianThroughputRelativeError(), 100 * s.medianReadThroughputRelativeError(),
                 100 * s.medianWriteThroughputRelativeError(), 100 * s.maxThroughputRelativeError(),
-                100 * s.channelOnlyMedianThroughputRelativeError(), settings.baseProfile());
+                100 * s.channelOnlyMedianThroughputRelativeError(), settings.baseProfile(), PcieCalibration.describe(s.pcie()));
     }
 
     private static String ceiling(double bytesPerSecond) {
@@ -271,6 +300,14 @@ public final class CalibrationExperiment {
         error.put("rms_log_throughput_error", s.fit().rmsLogError());
         ArrayNode byChannels = error.putArray("rms_log_error_by_channels");
         s.fit().errorByChannels().forEach(byChannels::add);
+        ObjectNode pcie = root.putObject("pcie");
+        pcie.put("measured", s.pcie() instanceof PcieCalibration.Measured);
+        pcie.put("status", PcieCalibration.describe(s.pcie()));
+        pcie.put("h2d_bytes_per_second", s.pcieProfile().h2dBytesPerSecond());
+        pcie.put("h2d_latency_ns", s.pcieProfile().h2dLatencyNs());
+        pcie.put("d2h_bytes_per_second", s.pcieProfile().d2hBytesPerSecond());
+        pcie.put("d2h_latency_ns", s.pcieProfile().d2hLatencyNs());
+        pcie.put("source", s.pcieProfile().source());
         return mapper.writeValueAsString(root) + "\n";
     }
 
@@ -395,6 +432,7 @@ public final class CalibrationExperiment {
                 write base %.1f us, %.1f MB/s per channel, ceiling %s
                 model vs measurement over %d points: throughput median relative error %.1f%% (reads %.1f%%, writes %.1f%%, worst %.1f%%); \
                 mean latency median relative error %.1f%%; rms log error %.3f; without ceilings the median error is %.1f%%
+                %s
                 wrote %s""",
                 s.profileFile(), n.channels(), n.readBaseLatencyNs() / 1e3, n.readBytesPerSecondPerChannel() / 1e6,
                 ceiling(n.maxReadBytesPerSecond()), n.writeBaseLatencyNs() / 1e3, n.writeBytesPerSecondPerChannel() / 1e6,
@@ -402,6 +440,6 @@ public final class CalibrationExperiment {
                 100 * s.medianThroughputRelativeError(), 100 * s.medianReadThroughputRelativeError(),
                 100 * s.medianWriteThroughputRelativeError(), 100 * s.maxThroughputRelativeError(),
                 100 * s.medianLatencyRelativeError(), s.fit().rmsLogError(), 100 * s.channelOnlyMedianThroughputRelativeError(),
-                s.outputDirectory());
+                PcieCalibration.describe(s.pcie()), s.outputDirectory());
     }
 }

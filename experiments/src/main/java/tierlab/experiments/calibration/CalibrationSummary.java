@@ -3,6 +3,7 @@ package tierlab.experiments.calibration;
 import java.nio.file.Path;
 import java.util.List;
 import tierlab.bench.calibration.NvmeFit;
+import tierlab.sim.device.PcieProfile;
 import tierlab.sim.device.NvmeProfile;
 
 /**
@@ -29,13 +30,17 @@ import tierlab.sim.device.NvmeProfile;
  * @param sweepWallSeconds                wall time of measuring (0 for measurements handed in)
  * @param chartFailures                   one line per chart that could not be drawn (its file stem and the
  *                                        cause); everything else was written all the same
+ * @param pcie                            the PCIe sweep and fit, or why PCIe was not measured
+ * @param pcieProfile                     the PCIe section written into the fitted profile (fitted, or the
+ *                                        base preset's marked as not measured)
  */
 public record CalibrationSummary(Path outputDirectory, Path profileFile, String backend, String backendStatus, int points,
                                  int runs, NvmeProfile nvme, NvmeFit.ClosedLoopFit fit,
                                  double medianThroughputRelativeError, double medianReadThroughputRelativeError,
                                  double medianWriteThroughputRelativeError, double maxThroughputRelativeError,
                                  double medianLatencyRelativeError, double channelOnlyMedianThroughputRelativeError,
-                                 double sweepWallSeconds, List<String> chartFailures) {
+                                 double sweepWallSeconds, List<String> chartFailures, PcieCalibration.Outcome pcie,
+                                 PcieProfile pcieProfile) {
 
     public CalibrationSummary {
         chartFailures = List.copyOf(chartFailures);
@@ -45,12 +50,13 @@ public record CalibrationSummary(Path outputDirectory, Path profileFile, String 
         return new CalibrationSummary(outputDirectory, profileFile, backend, backendStatus, points, runs, nvme, fit,
                 medianThroughputRelativeError, medianReadThroughputRelativeError, medianWriteThroughputRelativeError,
                 maxThroughputRelativeError, medianLatencyRelativeError, channelOnlyMedianThroughputRelativeError,
-                sweepWallSeconds, failures);
+                sweepWallSeconds, failures, pcie, pcieProfile);
     }
 
     /** The files every calibration writes into its output directory. */
     public static final List<String> FILES = List.of(CalibrationExperiment.POINTS_CSV, CalibrationExperiment.RUNS_CSV,
             CalibrationExperiment.PROFILE_YAML, CalibrationExperiment.SUMMARY_JSON,
             "throughput-read.png", "throughput-read.svg", "throughput-write.png", "throughput-write.svg",
-            "latency-vs-qd-read.png", "latency-vs-qd-read.svg", "latency-vs-qd-write.png", "latency-vs-qd-write.svg");
+            "latency-vs-qd-read.png", "latency-vs-qd-read.svg", "latency-vs-qd-write.png", "latency-vs-qd-write.svg",
+            PcieCalibration.POINTS_CSV, PcieCalibration.CHART + ".png", PcieCalibration.CHART + ".svg");
 }

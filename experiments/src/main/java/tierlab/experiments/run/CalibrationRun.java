@@ -13,11 +13,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import tierlab.bench.calibration.PcieSweep;
 import tierlab.experiments.AtomicOutputDirectory;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.calibration.CalibrationExperiment;
 import tierlab.experiments.calibration.CalibrationSettings;
 import tierlab.experiments.calibration.CalibrationSummary;
+import tierlab.experiments.calibration.PcieCalibration;
 import tierlab.sim.device.NvmeProfile;
 
 /**
@@ -63,6 +65,12 @@ final class CalibrationRun {
         }
     }
 
+    /** The PCIe sweep's settings, or null when the file sets {@code calibration.pcie: false}. */
+    static PcieSweep.Settings pcieSettings(ExperimentLoader.Experiment experiment) {
+        ExperimentFile.CalibrationSection section = experiment.spec().calibration();
+        return section != null && Boolean.FALSE.equals(section.pcie()) ? null : PcieSweep.Settings.defaults();
+    }
+
     static Set<String> ownedFiles() {
         Set<String> owned = new LinkedHashSet<>(CalibrationSummary.FILES);
         owned.add(RunCommand.REPORT);
@@ -95,7 +103,7 @@ final class CalibrationRun {
         try {
             AtomicOutputDirectory.write(target, owned, folder -> {
                 try {
-                    summary[0] = CalibrationExperiment.run(folder, settings, quiet ? null : line -> {
+                    summary[0] = CalibrationExperiment.run(folder, settings, pcieSettings(experiment), quiet ? null : line -> {
                         synchronized (stdout) {
                             stdout.println(line);
                             stdout.flush();
@@ -159,6 +167,7 @@ final class CalibrationRun {
         if (experiment.spec().reference() != null && experiment.spec().reference().discussion() != null) {
             md.append(experiment.spec().reference().discussion().strip()).append("\n\n");
         }
+        md.append(PcieCalibration.reportSection(s.pcie(), s.pcieProfile(), s.chartFailures()));
         md.append("## Charts\n\n");
         for (String chart : List.of("throughput-read", "throughput-write", "latency-vs-qd-read", "latency-vs-qd-write")) {
             String failure = s.chartFailures().stream().filter(f -> f.startsWith("chart " + chart + " ")).findFirst().orElse(null);
@@ -168,6 +177,7 @@ final class CalibrationRun {
         md.append("## Files\n\n- `calibration-points.csv`: per grid point, measured medians, model prediction, relative errors\n"
                 + "- `calibration-runs.csv`: every measured run (point × repeat)\n"
                 + "- `fitted-profile.yaml`: the device profile\n- `calibration-summary.json`: fitted parameters and errors\n"
+                + "- `pcie-points.csv`: the PCIe sweep (only its header when PCIe was not measured)\n"
                 + "- `run.json`: commit, JVM, settings, wall time\n");
         return md.toString();
     }

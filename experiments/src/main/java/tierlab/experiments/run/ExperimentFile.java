@@ -26,6 +26,7 @@ import tierlab.sim.workload.SyntheticSettings;
  * @param sampleIntervalMs period of the L1 occupancy / queue-depth time series in virtual ms [100]
  * @param checkInvariants  call every structure's {@code checkInvariants()} after each step (slow) [false];
  *                         they are always checked once at the end of a run
+ * @param live             live mode's GPU side: {@code gpu} and {@code verify} ({@link LiveSection})
  * @param maxRuns          the most runs (sweep points × seeds) the file may ask for [10,000]: a grid is
  *                         counted before it is expanded, and a larger one is refused unless this is raised
  */
@@ -34,7 +35,20 @@ public record ExperimentFile(String name, String description, String label, Stri
                              FaultSection faults, JsonNode sweep,
                              List<ChartSection> charts, ReferenceSection reference, Double sampleIntervalMs,
                              Boolean checkInvariants, MissRatioSection missRatioCurve,
-                             CalibrationSection calibration, Long maxRuns) {
+                             CalibrationSection calibration, LiveSection live, Long maxRuns) {
+
+    /**
+     * Live mode's GPU side (docs/cuda.md).
+     *
+     * @param gpu    {@code auto}: CUDA when libcudart and a device are present, else host buffers (the
+     *               run says which and why); {@code cuda}: a run without a usable device fails, saying why;
+     *               {@code host}: host buffers [auto]
+     * @param verify with CUDA: compute steps write the payload pattern into device memory, staging copies
+     *               are checked in L1, and every load is copied back from the GPU and compared; the counts
+     *               are the run's {@code run.realMatches}/{@code run.realMismatches}. Host buffers always
+     *               verify [true]
+     */
+    public record LiveSection(String gpu, Boolean verify) {}
 
     /**
      * What requests arrive.
@@ -151,9 +165,12 @@ public record ExperimentFile(String name, String description, String label, Stri
      * @param repeats         interleaved passes over the grid; figures are medians over them [3]
      * @param fileMiB         the O_DIRECT test file, created beside the output folder and deleted after [1024]
      * @param backend         {@code io_uring}, {@code filechannel} or {@code best} [best]
-     * @param baseProfile     the bundled profile whose PCIe, GPU and host terms the fitted profile keeps [qwen3-8b-h100]
+     * @param baseProfile     the bundled profile whose GPU and host terms the fitted profile keeps, and its PCIe
+     *                        terms when PCIe is not measured [qwen3-8b-h100]
+     * @param pcie            also sweep host↔GPU copies through CUDA and fit the profile's PCIe section; without
+     *                        CUDA the run says "PCIe not measured" and keeps the preset's figures [true]
      */
     public record CalibrationSection(List<String> accesses, List<Integer> blockSizesKiB, List<Integer> queueDepths,
                                      Double secondsPerPoint, Integer repeats, Long fileMiB, String backend,
-                                     String baseProfile) {}
+                                     String baseProfile, Boolean pcie) {}
 }

@@ -40,6 +40,12 @@ public final class ExperimentLoader {
             .add("simulation", "simulation")
             .add("calibration", "calibration")
             .build();
+    /** live.gpu's values (RunConfig.GPU_*). */
+    static final Registry<String> GPUS = Registry.<String>of("live.gpu")
+            .add(RunConfig.GPU_AUTO, RunConfig.GPU_AUTO)
+            .add(RunConfig.GPU_CUDA, RunConfig.GPU_CUDA)
+            .add(RunConfig.GPU_HOST, RunConfig.GPU_HOST)
+            .build();
     /** A GPU KV cache of 384k tokens (about 56 GiB of Qwen3-8B KV on an 80 GB H100), in blocks of the geometry. */
     public static final long DEFAULT_GPU_KV_TOKENS = 384_000;
     /**
@@ -275,9 +281,23 @@ public final class ExperimentLoader {
         // Axes deeper than the fixed columns (say workload.synthetic.arrivals.ratePerSecond) get a column too.
         cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
                 : value.isBoolean() ? value.booleanValue() : value.isTextual() ? value.asText() : value.toString()));
+        ExperimentFile.LiveSection live = spec.live() == null ? new ExperimentFile.LiveSection(null, null) : spec.live();
+        String gpu = or(live.gpu(), RunConfig.GPU_AUTO);
+        boolean verifyGpu = or(live.verify(), true);
+        if (!GPUS.contains(gpu)) {
+            throw new IllegalArgumentException("live.gpu: unknown value '" + gpu + "' (known: " + GPUS.known() + ")");
+        }
+        if (spec.live() != null && !mode.equals("live")) {
+            throw new IllegalArgumentException("live: applies to live mode only, and this run's mode is " + mode);
+        }
+        if (mode.equals("live")) {
+            // Only live rows get these columns: sim and hybrid tables keep theirs.
+            parameters.put("live.gpu", gpu);
+            parameters.put("live.verify", verifyGpu);
+        }
         return new RunConfig(mode, seed, workload, storeSettings, schedulerSettings, device, faults, baseline,
                 Math.round(sampleMs * 1e6), or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters),
-                l2File);
+                l2File, gpu, verifyGpu);
     }
 
     /**

@@ -13,12 +13,22 @@ import tierlab.sim.fault.FaultSettings;
  * @param parameters every setting of the run by its file path ({@code store.policy} → {@code "lru"}), the
  *                   left-hand columns of {@code results.csv}
  * @param l2File     live mode: the persistent L2 file the run starts warm from and keeps; null for a scratch file
+ * @param gpu        live mode: {@code auto}, {@code cuda} or {@code host} (ExperimentFile.LiveSection)
+ * @param verifyGpu  live mode with CUDA: verify payloads on the GPU side
  */
 public record RunConfig(String mode, long seed, WorkloadPlan workload, StoreSettings store, SchedulerSettings scheduler,
                         DeviceProfile device, FaultSettings faults, String baseline, long sampleIntervalNs,
-                        boolean checkInvariants, Map<String, Object> parameters, java.nio.file.Path l2File) {
+                        boolean checkInvariants, Map<String, Object> parameters, java.nio.file.Path l2File,
+                        String gpu, boolean verifyGpu) {
 
     public static final String TIERED = "tiered";
     public static final String NO_OFFLOAD = "no-offload";
     public static final String HOST_MEMORY = "host-memory";
+
+    /** live.gpu: CUDA when present, else host buffers. */
+    public static final String GPU_AUTO = "auto";
+    /** live.gpu: CUDA or the run fails. */
+    public static final String GPU_CUDA = "cuda";
+    /** live.gpu: host buffers (no GPU). */
+    public static final String GPU_HOST = "host";
 }

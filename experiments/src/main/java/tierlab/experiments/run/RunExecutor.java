@@ -16,6 +16,8 @@ import tierlab.experiments.IoProblems;
 import tierlab.experiments.OutputFolderCheck;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
+import tierlab.engine.cuda.CudaCopyPort;
+import tierlab.engine.cuda.CudaDevice;
 import tierlab.engine.live.LiveRuntime;
 import tierlab.engine.live.WarmStart;
 import tierlab.model.io.ComputeTiming;
@@ -66,6 +68,10 @@ public final class RunExecutor {
     private volatile L1MemoryBudget l1Budget;
     /** Whether each hybrid or live run's L1 arena was mlocked, or why not (run.json), by run index. */
     private final Map<Integer, String> l1LockByRun = new ConcurrentHashMap<>();
+    /** Each live run's GPU side: "cuda: the device, how L1 is pinned" or "host buffers: why" (run.json), by run index. */
+    private final Map<Integer, String> gpuByRun = new ConcurrentHashMap<>();
+    /** Looked for once, at the first live run that may use CUDA. */
+    private volatile CudaDevice cudaDevice;
 
     /** @param scratch where hybrid and live runs put their L2 files (deleted after each run) */
     public RunExecutor(Path scratch) {
@@ -84,6 +90,61 @@ public final class RunExecutor {
     /** By run index: whether the run's L1 arena was mlocked, or why not; only hybrid and live runs are here. */
     Map<Integer, String> l1LockByRun() {
         return Map.copyOf(l1LockByRun);
+    }
+
+    /** By run index: each live run's GPU side, CUDA's device or "host buffers" and why. */
+    Map<Integer, String> gpuByRun() {
+        return Map.copyOf(gpuByRun);
+    }
+
+    private CudaDevice cudaDevice() {
+        CudaDevice device = cudaDevice;
+        if (device == null) {
+            synchronized (this) {
+                if (cudaDevice == null) {
+                    cudaDevice = CudaDevice.probe();
+                }
+                device = cudaDevice;
+            }
+        }
+        return device;
+    }
+
+    /** Why a run that asks for CUDA cannot have it, or null when it can (or does not ask). */
+    private String cudaRefusal(RunPoint point) {
+        if (!point.config().gpu().equals(RunConfig.GPU_CUDA) || cudaDevice().available()) {
+            return null;
+        }
+        String refusal = "live.gpu is cuda but there is no usable CUDA device: " + cudaDevice().description();
+        gpuByRun.put(point.index(), "none: " + refusal);
+        return refusal;
+    }
+
+    /**
+     * The run's CUDA copy port over its L1 arena, or null for host buffers; says which on stderr in
+     * one line and records it for run.json. {@link #cudaRefusal} has already refused a run that
+     * asks for CUDA where there is none.
+     */
+    private CudaCopyPort gpuPort(RunPoint point, PinnedArena arena, StoreSettings settings) {
+        RunConfig config = point.config();
+        String side;
+        CudaCopyPort port = null;
+        if (config.gpu().equals(RunConfig.GPU_HOST)) {
+            side = "host buffers: live.gpu is host";
+        } else {
+            CudaDevice device = cudaDevice();
+            if (device.available()) {
+                port = new CudaCopyPort(device.api().orElseThrow(), device.device(), arena,
+                        settings.geometry().laneBytes(), settings.geometry().tp(), config.verifyGpu());
+                side = "cuda: " + device.description() + "; " + port.pinning()
+                        + (config.verifyGpu() ? "; loads verified on the GPU side" : "; not verified (live.verify is false)");
+            } else {
+                side = "host buffers: " + device.description();
+            }
+        }
+        gpuByRun.put(point.index(), side);
+        System.err.println("tierlab: run " + point.index() + ": " + side);
+        return port;
     }
 
     private L1MemoryBudget l1Budget() {
@@ -420,8 +481,10 @@ public final class RunExecutor {
         @Override
         public void run(List<RequestSpec> requests) {
             LiveRuntime.Report report = runtime.run(requests);
-            realMatches += report.loadMatches();
-            realMismatches += report.mismatches();
+            // The runtime's payload counts and examples cover every pass it served so far, not this one alone.
+            realMatches = report.loadMatches();
+            realMismatches = report.mismatches();
+            examples.clear();
             examples.addAll(report.mismatchExamples().stream().limit(3).toList());
             offsetNs += report.wallNs();
         }
@@ -445,16 +508,21 @@ public final class RunExecutor {
         PassLoop loop = new PassLoop();
         LivePasses live = new LivePasses(scheduler);
         String refused = l1Budget().refusal(settings.l1CapacityBytes());
+        if (refused == null) {
+            refused = cudaRefusal(point);
+        }
         if (refused != null) {
             return notStarted(point, trace, refused, startNs);
         }
         String failure = null;
         try (L1Arena l1 = l1Arena(point, settings.l1CapacityBytes());
+             // Closed after the runtime and the storage port: it waits for copies in flight, then unregisters L1.
+             CudaCopyPort cuda = gpuPort(point, l1.arena(), settings);
              StoragePort port = StoragePorts.open(l2, l1.arena(), settings.l2CapacityBytes());
              // A persistent L2 file is opened after the port sized it and before the first write.
              WarmStart.Opened warm = persistent == null ? null : WarmStart.open(settings, l2, trace);
              LiveRuntime runtime = new LiveRuntime(live.engine(warm == null ? scheduler : warmEngine(point, warm, trace)),
-                     port, l1.arena(), timing, LIVE_STALL_TIMEOUT_NS)) {
+                     port, l1.arena(), timing, LIVE_STALL_TIMEOUT_NS, cuda)) {
             live.attach(runtime, port);
             failure = loop.run(passes, live, live.engine);
             if (failure == null) {

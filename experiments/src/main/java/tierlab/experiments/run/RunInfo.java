@@ -60,6 +60,15 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
      *                    (RLIMIT_MEMLOCK, no CAP_IPC_LOCK); written as the run's {@code l1Lock}
      */
     public ObjectNode json(ExperimentLoader.Experiment experiment, List<RunResult> results, Map<Integer, String> l1LockByRun) {
+        return json(experiment, results, l1LockByRun, Map.of());
+    }
+
+    /**
+     * @param gpuByRun by run index, a live run's GPU side: "cuda: device, driver, pinning" or
+     *                 "host buffers: why"; written as the run's {@code gpu}
+     */
+    public ObjectNode json(ExperimentLoader.Experiment experiment, List<RunResult> results, Map<Integer, String> l1LockByRun,
+                           Map<Integer, String> gpuByRun) {
         ObjectNode root = new ObjectMapper().createObjectNode();
         root.put("name", experiment.name());
         root.put("file", experiment.file().toString());
@@ -85,6 +94,10 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
             String l1Lock = l1LockByRun.get(result.point().index());
             if (l1Lock != null) {
                 run.put("l1Lock", l1Lock);
+            }
+            String gpu = gpuByRun.get(result.point().index());
+            if (gpu != null) {
+                run.put("gpu", gpu);
             }
             if (result.failed()) {
                 run.put("failure", result.failure());

@@ -10,9 +10,12 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
+import tierlab.engine.cuda.CudaDevice;
 import tierlab.experiments.calibration.CalibrationExperiment;
+import tierlab.experiments.calibration.PcieCalibration;
 import tierlab.hunt.testkit.CommandRun;
 import tierlab.sim.device.DeviceProfile;
+import tierlab.sim.device.PcieProfile;
 
 /** {@code kind: calibration} through {@code tierlab run}: a tiny real measurement, the fit, the report, a loadable profile. */
 class CalibrationRunTest {
@@ -33,14 +36,33 @@ class CalibrationRunTest {
         Path out = Path.of("target", "calibration-run-test", "cal");
         CommandRun run = RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
         assertEquals(0, run.exitCode(), run.err() + run.out());
+        DeviceProfile preset = DeviceProfile.preset("qwen3-8b-h100");
+        CudaDevice gpu = CudaDevice.probe();
         for (String name : CalibrationRun.ownedFiles()) {
-            assertTrue(Files.size(out.resolve(name)) > 0, name);
+            // The PCIe chart exists only where PCIe was measured (a host with CUDA).
+            if (gpu.available() || !name.startsWith(PcieCalibration.CHART)) {
+                assertTrue(Files.size(out.resolve(name)) > 0, name);
+            } else {
+                assertFalse(Files.exists(out.resolve(name)), name);
+            }
+        }
+        PcieProfile pcie = DeviceProfile.load(out.resolve(CalibrationExperiment.PROFILE_YAML)).pcie();
+        String report = Files.readString(out.resolve("report.md"));
+        if (gpu.available()) {
+            assertTrue(pcie.source().startsWith("measured by tierlab E5 through CUDA on "), pcie.source());
+            assertTrue(report.contains("![pcie-throughput](pcie-throughput.png)"), report);
+        } else {
+            // No CUDA here: the run says why, and the profile keeps the preset's figures, marked as such.
+            assertEquals("preset qwen3-8b-h100's figures: PCIe not measured: " + gpu.description(), pcie.source());
+            assertEquals(preset.pcie().withSource(pcie.source()), pcie);
+            assertTrue(report.contains("**PCIe not measured: " + gpu.description() + "**"), report);
+            assertTrue(run.out().contains("PCIe not measured: " + gpu.description()), run.out());
+            assertEquals(0, Table.read().csv(out.resolve(PcieCalibration.POINTS_CSV).toFile()).rowCount());
         }
         Table points = Table.read().csv(out.resolve(CalibrationExperiment.POINTS_CSV).toFile());
         assertEquals(8, points.rowCount(), "2 patterns x 2 sizes x 2 depths");
         DeviceProfile fitted = DeviceProfile.load(out.resolve(CalibrationExperiment.PROFILE_YAML));
         assertTrue(fitted.nvme().channels() >= 1);
-        String report = Files.readString(out.resolve("report.md"));
         assertTrue(report.contains("## The fitted profile") && report.contains("throughput-read.png"), report);
         assertFalse(Files.exists(out.getParent().resolve(".cal.scratch")), "the test file and its folder are removed");
 

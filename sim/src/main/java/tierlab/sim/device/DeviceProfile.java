@@ -92,6 +92,11 @@ public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NU
         return new DeviceProfile(name, storage, newNvme, pcie, gpu, host);
     }
 
+    /** The same NVMe, GPU and host with other PCIe figures (calibrated ones, say). */
+    public DeviceProfile withPcie(PcieProfile newPcie) {
+        return new DeviceProfile(name, storage, nvme, newPcie, gpu, host);
+    }
+
     /**
      * The profile as YAML that {@link #load} reads back to an equal profile. {@code headerComment}
      * (may be empty) is written first, each line prefixed with {@code "# "}: where the numbers came from.

@@ -1,0 +1,62 @@
+package tierlab.engine.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tierlab.engine.PayloadPattern;
+import tierlab.engine.PinnedArena;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.io.IoCompletion;
+import tierlab.model.io.IoOp;
+
+/**
+ * The copy port on a real GPU: a compute step's payloads staged into the registered L1 arena and
+ * loaded into other device blocks, verified both ways. Skipped, with the reason printed, on a host
+ * without a usable CUDA device (this VM: no driver).
+ */
+class CudaGpuTest {
+
+    private static CudaDevice device;
+
+    @BeforeAll
+    static void probe() {
+        device = CudaDevice.probe();
+        if (!device.available()) {
+            System.out.println("CudaGpuTest skipped: no CUDA device: " + device.description());
+            Assumptions.abort("no CUDA device: " + device.description());
+        }
+        System.out.println("CUDA device: " + device.description());
+    }
+
+    @Test
+    void blocksRoundTripThroughTheGpuAndVerify() throws Exception {
+        long laneBytes = 9L << 18;
+        BlockKey key = new BlockKey(7, 77);
+        LinkedBlockingQueue<IoCompletion> completions = new LinkedBlockingQueue<>();
+        try (PinnedArena l1 = PinnedArena.allocate(laneBytes * 4, true);
+             CudaCopyPort port = new CudaCopyPort(device.api().orElseThrow(), device.device(), l1, laneBytes, 1, true)) {
+            System.out.println(port.pinning());
+            assertTrue(port.l1Registered(), port.pinning());
+            port.computed(new IoOp.Compute(1, 0, List.of(new IoOp.ComputeItem(1, 16, 0, List.of(new IoOp.GpuBlockWrite(3, key))))));
+            port.fromGpu(new IoOp.CopyFromGpu(2, 1, 0, laneBytes, 0, List.of(3L), List.of(new IoOp.Content(key, 0))),
+                    (op, completion) -> completions.add(completion));
+            IoCompletion staged = completions.poll(30, TimeUnit.SECONDS);
+            assertTrue(staged != null && staged.succeeded(), String.valueOf(staged));
+            assertTrue(PayloadPattern.matches(l1.slice(0, laneBytes), key, 0));
+            port.toGpu(new IoOp.CopyToGpu(3, 1, List.of(new IoOp.GpuLoadSegment(0, laneBytes, 8, new IoOp.Content(key, 0)))),
+                    (op, completion) -> completions.add(completion));
+            IoCompletion loaded = completions.poll(30, TimeUnit.SECONDS);
+            assertTrue(loaded != null && loaded.succeeded(), String.valueOf(loaded));
+            port.awaitVerification();
+            assertEquals(1, port.counters().loadMatches());
+            assertEquals(0, port.counters().loadMismatches() + port.counters().stagingMismatches(),
+                    port.counters().mismatchExamples().toString());
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package tierlab.engine.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tierlab.engine.PinnedArena;
+import tierlab.engine.StoragePorts;
+import tierlab.engine.live.LiveRuntime;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.geometry.Geometry;
+import tierlab.model.io.ComputeTiming;
+import tierlab.model.io.StoragePort;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
+import tierlab.model.store.StoreSettings;
+import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.TinyModel;
+import tierlab.model.trace.DecisionTrace;
+
+/**
+ * A live run whose GPU copies go through the CUDA copy port (over {@link FakeCuda}): the runtime
+ * hands them out and takes their completions back from the CUDA completion thread like storage
+ * completions, every load is verified on the device side, and nothing is left behind.
+ */
+class CudaLiveRunTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aLiveRunThroughTheCudaPortServesEveryRequestAndVerifiesEveryLoad() throws Exception {
+        Geometry geometry = TinyModel.smallGeometry();
+        long block = geometry.blockBytes();
+        StoreSettings settings = StoreSettings.defaults(geometry, 48 * block, 1_024 * block);
+        List<RequestSpec> requests = new ArrayList<>();
+        SplittableRandom random = new SplittableRandom(2027);
+        long t = 0;
+        for (int i = 0; i < 200; i++) {
+            int prompt = random.nextInt(30);
+            int blocks = 3 + prompt % 8;
+            List<BlockKey> chain = BlockChains.ofPrompt(prompt, blocks);
+            t += random.nextInt(300_000);
+            requests.add(new RequestSpec(i, t, blocks * 16L + 5, 1 + random.nextInt(3), chain));
+        }
+        FakeCuda cuda = new FakeCuda(true);
+        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false)) {
+            try (CudaCopyPort copies = new CudaCopyPort(cuda, 0, arena, geometry.laneBytes(), geometry.tp(), true);
+                 StoragePort port = StoragePorts.open(dir.resolve("l2.bin"), arena, settings.l2CapacityBytes())) {
+                DecisionTrace trace = new DecisionTrace();
+                ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(8),
+                        new TieredStore(settings, trace), trace);
+                try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(50_000, 200, 0.01, 20_000),
+                        30_000_000_000L, copies)) {
+                    LiveRuntime.Report report = runtime.run(requests);
+                    System.out.printf("live run through the CUDA port (fake device): %d requests in %.2f s, %d loads verified"
+                                    + " on the device side, %d MiB copied, %d L2 reads%n", report.finished().size(),
+                            report.wallNs() / 1e9, report.loadMatches(), report.gpuCopyBytes() >> 20, report.l2ReadOps());
+                    assertEquals(200, report.finished().size());
+                    assertEquals(0, report.mismatches(), report.mismatchExamples().toString());
+                    assertTrue(report.l2ReadOps() > 0, "L1 is smaller than the working set: L2 is read back");
+                    assertTrue(report.loadMatches() > 0, "loads were verified on the device side");
+                    assertEquals(0, copies.counters().failedCopies());
+                    assertEquals(0, copies.inFlight());
+                    assertTrue(scheduler.store().leftovers().isEmpty(), scheduler.store().leftovers().toString());
+                    scheduler.checkInvariants();
+                    copies.checkInvariants();
+                }
+            }
+            assertTrue(cuda.leaksNothing(), cuda.leftovers());
+        }
+    }
+}
