@@ -102,7 +102,7 @@ public final class HuntCommand implements Callable<Integer> {
                 }
             }
             if (match == null) {
-                throw new IllegalArgumentException("--ablate: unknown race '" + id + "' (R1..R13)");
+                throw new IllegalArgumentException("--ablate: unknown race '" + id + "' (R1..R13, W1)");
             }
             bugs.add(match);
         }
@@ -117,6 +117,7 @@ public final class HuntCommand implements Callable<Integer> {
         for (KnownBug bug : KnownBug.values()) {
             profiles.add(Profile.forRace(bug.raceId()));
         }
+        profiles.addAll(Profile.writePolicies());
         return profiles;
     }
 

@@ -9,6 +9,8 @@ import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
 import tierlab.model.policy.BipPolicy;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.store.L2Admission;
+import tierlab.model.store.L2WritePolicy;
 import tierlab.model.store.StoreSettings;
 
 /**
@@ -29,11 +31,14 @@ import tierlab.model.store.StoreSettings;
  * @param maxNumSeqs         engine level: concurrent requests
  * @param gpuKvBlocks        engine level: GPU KV blocks
  * @param knownBugs          ablation switches (empty: the fixed model)
+ * @param l2WritePolicy      the store's L2 write policy by its setting text [write-through]
+ * @param l2Admission        the store's L2 admission filter by its setting text [none]
  */
 public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
                          double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
                          int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
-                         int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs) {
+                         int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs,
+                         String l2WritePolicy, String l2Admission) {
 
     public enum Level { STORE, ENGINE }
 
@@ -53,6 +58,9 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
 
     public HuntConfig {
         knownBugs = knownBugs == null ? Set.of() : Set.copyOf(knownBugs);
+        // Replay files written before the write policies existed have neither field: today's store.
+        l2WritePolicy = L2WritePolicy.parse(l2WritePolicy == null ? "write-through" : l2WritePolicy).label();
+        l2Admission = L2Admission.parse(l2Admission == null ? "none" : l2Admission).label();
         if (level == null) {
             throw new IllegalArgumentException("level must be STORE or ENGINE");
         }
@@ -104,7 +112,8 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
         return StoreSettings.builder(geometry, l1Blocks * geometry.laneBytes(), (long) l2Slots * geometry.blockBytes())
                 .policy(policy).policyParameter(BipPolicy.MRU_INTERVAL.name(), 4).promotionsAsHeadroom(promotionsAsHeadroom)
                 .headroomFraction(headroomFraction).ringCount(ringCount).batchL2Reads(batchL2Reads)
-                .stagingSlots(stagingSlots).contiguousStaging(contiguousStaging).knownBugs(knownBugs).build();
+                .stagingSlots(stagingSlots).contiguousStaging(contiguousStaging).knownBugs(knownBugs)
+                .l2WritePolicy(L2WritePolicy.parse(l2WritePolicy)).l2Admission(L2Admission.parse(l2Admission)).build();
     }
 
     public SchedulerSettings schedulerSettings() {
@@ -114,7 +123,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     public HuntConfig withKnownBugs(Set<KnownBug> bugs) {
         return new HuntConfig(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots,
                 contiguousStaging, batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers,
-                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs);
+                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs, l2WritePolicy, l2Admission);
     }
 
     /** The prompt chains: chain c shares its first {@code sharedPrefixBlocks} keys with chain 0. */

@@ -19,7 +19,7 @@ class GeneratorsTest {
     @Test
     void storeSettingsCarryTheHuntConfig() {
         HuntConfig config = new HuntConfig(HuntConfig.Level.STORE, 2, 4, 8, "bip", false, 0.2, 3, false, false, 2, 3, 4, 1,
-                2, 1, 2, 20, Set.of());
+                2, 1, 2, 20, Set.of(), null, null);
         StoreSettings settings = config.storeSettings();
         assertEquals(4 * config.laneBytes(), settings.l1CapacityBytes());
         assertEquals(8 * config.geometry().blockBytes(), settings.l2CapacityBytes());

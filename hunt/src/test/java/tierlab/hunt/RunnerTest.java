@@ -32,7 +32,7 @@ class RunnerTest {
     @Test
     void aVisibleBlockBeforeEveryLaneCommittedIsCaughtAsAPrefixViolation() {
         Schedule tp2 = new Schedule(new HuntConfig(HuntConfig.Level.STORE, 2, 4, 4, "lru", true, 0.05, 1, true, true, 2, 2, 1, 0, 2,
-                0, 2, 4, Set.of(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES)), List.of(new Step.Save(0, 1), new Step.Complete(0, true)));
+                0, 2, 4, Set.of(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES), null, null), List.of(new Step.Save(0, 1), new Step.Complete(0, true)));
         RunResult result = Runner.run(tp2);
         assertFalse(result.passed());
         assertEquals(Check.I8, result.violation().check(), result.violation().toString());
@@ -43,7 +43,7 @@ class RunnerTest {
     void theMinimizerKeepsTheCheckAndRemovesWhatIsNotNeeded() {
         // R12 with tp 2, padded with steps that change nothing: one save is enough, the final drain completes its copies.
         Schedule padded = new Schedule(new HuntConfig(HuntConfig.Level.STORE, 2, 4, 4, "lru", true, 0.05, 1, true, true, 2, 2, 1, 0, 2,
-                0, 2, 4, Set.of(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES)), List.of(new Step.Load(0), new Step.Release(1),
+                0, 2, 4, Set.of(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES), null, null), List.of(new Step.Load(0), new Step.Release(1),
                 new Step.Save(0, 1), new Step.Lookup(0, 1, 1, 3), new Step.Complete(0, true), new Step.Load(1)));
         Schedule shrunk = Minimizer.minimize(padded, Check.I8, 500);
         assertEquals(List.of(new Step.Save(0, 1)), shrunk.steps());
@@ -53,7 +53,7 @@ class RunnerTest {
     @Test
     void anEngineScheduleFinishesEveryRequest() {
         Schedule engine = new Schedule(new HuntConfig(HuntConfig.Level.ENGINE, 1, 4, 8, "lru", true, 0.05, 1, true, true, 2, 2, 2, 1, 2,
-                1, 3, 16, Set.of()), List.of(new Step.Arrive(0, 2, 5, 1), new Step.Arrive(1, 2, 0, 2), new Step.Complete(0, true),
+                1, 3, 16, Set.of(), null, null), List.of(new Step.Arrive(0, 2, 5, 1), new Step.Arrive(1, 2, 0, 2), new Step.Complete(0, true),
                 new Step.Arrive(0, 2, 9, 0)));
         RunResult result = Runner.run(engine);
         assertTrue(result.passed(), String.valueOf(result.violation()));

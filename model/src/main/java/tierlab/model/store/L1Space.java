@@ -203,10 +203,8 @@ final class L1Space extends StorePart {
             return isEvictable(slice) && (!freesMemoryOnly || evictionFreesMemory(slice));
         });
         if (victim == ReplacementPolicy.NO_VICTIM) {
-            if (freesMemoryOnly && ctx.gate.hasDirty()) {
-                writeBackOneDirty();
-            }
-            return false;
+            // Write-back: the evicted dirty entry frees its memory now if the filter refused its write.
+            return freesMemoryOnly && ctx.gate.hasDirty() && writeBackOneDirty();
         }
         evict(residentByUnit.getAt((int) victim));
         return true;
@@ -216,15 +214,21 @@ final class L1Space extends StorePart {
      * Write-back, when no clean entry can go: evicts the policy's victim among the dirty entries, which
      * issues its write. Its memory returns when the write lands; the caller waits for that (a
      * reservation that found no space waits for a pending write), so only one is written per try.
+     *
+     * @return whether the eviction freed memory now (the admission filter refused the write, so the
+     *         entry was dropped instead): the caller may allocate at once
      */
-    private void writeBackOneDirty() {
+    private boolean writeBackOneDirty() {
         long dirty = policy.selectVictim(key -> {
             Slice slice = residentByUnit.getAt((int) key);
             return isEvictable(slice) && ctx.gate.dirtyUntilWrittenBack(slice);
         });
-        if (dirty != ReplacementPolicy.NO_VICTIM) {
-            evict(residentByUnit.getAt((int) dirty));
+        if (dirty == ReplacementPolicy.NO_VICTIM) {
+            return false;
         }
+        Slice slice = residentByUnit.getAt((int) dirty);
+        evict(slice);
+        return slice.freed;
     }
 
     private boolean evictionFreesMemory(Slice slice) {

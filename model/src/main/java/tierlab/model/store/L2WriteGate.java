@@ -73,6 +73,13 @@ final class L2WriteGate extends StorePart {
             // Not published in L1 (only under the R11 ablation): L2 is its only possible home.
             return true;
         }
+        L2Index.Entry entry = ctx.index.atSlot(slotOf(slice.unit));
+        if (entry == null || !entry.key().equals(key)) {
+            // The key left the index while this lane was staged (another lane's staging failed, or a
+            // lost write): no lookup can reach these bytes, so they are not worth a write.
+            trace.record("write-orphan-skipped", slice.unit);
+            return false;
+        }
         hitsByUnit[unitIndex(slice.unit)] = 0;
         if (writePolicy.kind() == L2WritePolicy.Kind.WRITE_THROUGH && admits(key)) {
             return true;
@@ -132,7 +139,7 @@ final class L2WriteGate extends StorePart {
             count(StoreCounter.L2_WRITE_BACK_FLUSHES, 1);
             trace.record("write-back", slice.unit);
             // The slice keeps its memory as the write's source until the write lands (R2's rule).
-            ctx.writes.issueWrite(new ArrayList<>(List.of(slice)));
+            ctx.writes.issueWrite(new ArrayList<>(List.of(slice)), true);
         } else {
             dropKey(slice);
         }
@@ -158,6 +165,16 @@ final class L2WriteGate extends StorePart {
             if (resident != null && ctx.space.isEvictable(resident)) {
                 ctx.space.unpublish(resident);
             }
+        }
+    }
+
+    /** The key of {@code slot} left the index (its L2 write failed): none of its lanes is to be written any more. */
+    void keyDropped(int slot) {
+        if (writesEverythingAtCommit) {
+            return;
+        }
+        for (int lane = 0; lane < tp; lane++) {
+            clearUnwritten(unitIndex(unitOffset(slot, lane)));
         }
     }
 
