@@ -16,7 +16,7 @@ import tierlab.model.store.L1Space.Slice;
  * policies").
  *
  * <p>A unit committed but not written is <em>unwritten</em>: its key is visible in the index, its
- * only copy is its resident L1 slice (W1). It is written when its policy's moment comes and the
+ * only copy is its resident L1 slice (I12). It is written when its policy's moment comes and the
  * filter admits it; a unit that leaves L1 by eviction unwritten and is not written then (any policy
  * but write-back, or refused by the filter) takes its key out of the index, so no lookup can reach
  * L2 bytes that were never written. A snapshot never contains an unwritten unit ({@link Recovery}),
@@ -37,7 +37,7 @@ final class L2WriteGate extends StorePart {
     final boolean writesEverythingAtCommit;
     /** Sightings per block key for the filter; null without one. */
     private final FrequencySketch sketch;
-    /** Per unit index: committed, resident, not written (W1). */
+    /** Per unit index: committed, resident, not written (I12). */
     private final boolean[] unwrittenByUnit;
     /** Per unit index: L1 hits since its commit, for write-after-hits. */
     private final int[] hitsByUnit;
@@ -259,7 +259,7 @@ final class L2WriteGate extends StorePart {
     }
 
     /**
-     * W1: an unwritten unit is resident in L1, has an index entry at its slot, and no pending write
+     * I12: an unwritten unit is resident in L1, has an index entry at its slot, and no pending write
      * reads from its slice; the count of unwritten units is right; the filter's sketch is sound.
      */
     void checkInvariants() {
@@ -274,20 +274,20 @@ final class L2WriteGate extends StorePart {
             seen++;
             Slice slice = ctx.space.residentAt(index);
             if (slice == null) {
-                throw new IllegalStateException("W1: unwritten unit " + index + " is not resident in L1");
+                throw new IllegalStateException("I12: unwritten unit " + index + " is not resident in L1");
             }
             if (ctx.index.atSlot(index % slotCount) == null) {
-                throw new IllegalStateException("W1: unwritten unit " + index + " has no index entry at its slot");
+                throw new IllegalStateException("I12: unwritten unit " + index + " has no index entry at its slot");
             }
             if (slice.pendingWrites != 0) {
-                throw new IllegalStateException("W1: unwritten unit " + index + " is the source of a pending write");
+                throw new IllegalStateException("I12: unwritten unit " + index + " is the source of a pending write");
             }
         }
         if (seen != unwrittenCount) {
-            throw new IllegalStateException("W1: " + seen + " unwritten units flagged but " + unwrittenCount + " counted");
+            throw new IllegalStateException("I12: " + seen + " unwritten units flagged but " + unwrittenCount + " counted");
         }
         if (sketch != null) {
-            sketch.checkInvariants("W1 (L2 admission filter)");
+            sketch.checkInvariants("I12 (L2 admission filter)");
         }
     }
 }

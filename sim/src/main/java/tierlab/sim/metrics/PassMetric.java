@@ -70,7 +70,7 @@ public enum PassMetric {
             "prompt tokens recomputed because a prefetch stopped waiting; 0 until the engine has prefetch stop policies",
             w -> Units.PREFETCH_TIMEOUT_TOKENS),
     RECOMPUTED_TOKENS_FAILED_READ("recomputedTokensFailedRead", "tokens",
-            "prompt tokens of store hits recomputed because their load to the GPU failed (whole blocks)",
+            "prompt tokens of store hits recomputed because their load to the GPU failed (whole blocks; failed L2 reads count as misses until the engine attributes them)",
             w -> w.delta(StoreCounter.FAILED_LOAD_TOKENS));
     // End of the store's write-policy figures.
 
