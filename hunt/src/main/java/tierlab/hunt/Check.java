@@ -7,6 +7,8 @@ package tierlab.hunt;
  */
 public enum Check {
     I1, I2, I3, I4, I5, I6, I7, I8, I9, I10, I11,
+    /** Unwritten units (write policies): each is resident in L1 under a key of the index (docs/tiered-store.md section 5). */
+    I12,
     /** A store published over a range a lease still holds (reported by checkInvariants as R4). */
     R4,
     /** Two promotions of one unit in flight (reported by checkInvariants as R6). */

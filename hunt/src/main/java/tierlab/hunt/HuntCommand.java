@@ -110,7 +110,7 @@ public final class HuntCommand implements Callable<Integer> {
                 }
             }
             if (match == null) {
-                throw new IllegalArgumentException("--ablate: unknown race '" + id + "' (R1..R13)");
+                throw new IllegalArgumentException("--ablate: unknown race '" + id + "' (R1..R13, W1)");
             }
             bugs.add(match);
         }
@@ -126,6 +126,7 @@ public final class HuntCommand implements Callable<Integer> {
             profiles.add(Profile.forRace(bug.raceId()));
         }
         profiles.add(Profile.vllmV1());
+        profiles.addAll(Profile.writePolicies());
         return profiles;
     }
 

@@ -10,6 +10,8 @@ import tierlab.model.geometry.ModelShape;
 import tierlab.model.policy.BipPolicy;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.serving.ServingEngines;
+import tierlab.model.store.L2Admission;
+import tierlab.model.store.L2WritePolicy;
 import tierlab.model.store.StoreSettings;
 
 /**
@@ -31,20 +33,23 @@ import tierlab.model.store.StoreSettings;
  * @param gpuKvBlocks        engine level: GPU KV blocks
  * @param knownBugs          ablation switches (empty: the fixed model)
  * @param engine             engine level: the serving engine by its registry name [vllm; absent in older replay files]
+ * @param l2WritePolicy      the store's L2 write policy by its setting text [write-through]
+ * @param l2Admission        the store's L2 admission filter by its setting text [none]
  */
 public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
                          double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
                          int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
-                         int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs, String engine) {
+                         int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs, String engine,
+                         String l2WritePolicy, String l2Admission) {
 
-    /** A configuration for the default engine. */
+    /** A configuration for the default engine and store write path (write-through, no admission filter). */
     public HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
                       double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
                       int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
                       int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs) {
         this(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots, contiguousStaging,
                 batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers, prefetchMaxRequests, maxNumSeqs,
-                gpuKvBlocks, knownBugs, null);
+                gpuKvBlocks, knownBugs, null, null, null);
     }
 
     public enum Level { STORE, ENGINE }
@@ -70,6 +75,9 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
         if (!ServingEngines.names().contains(engine)) {
             throw new IllegalArgumentException(ServingEngines.REGISTRY.unknown("engine", engine));
         }
+        // Replay files written before the write policies existed have neither field: today's store.
+        l2WritePolicy = L2WritePolicy.parse(l2WritePolicy == null ? "write-through" : l2WritePolicy).label();
+        l2Admission = L2Admission.parse(l2Admission == null ? "none" : l2Admission).label();
         if (level == null) {
             throw new IllegalArgumentException("level must be STORE or ENGINE");
         }
@@ -121,7 +129,8 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
         return StoreSettings.builder(geometry, l1Blocks * geometry.laneBytes(), (long) l2Slots * geometry.blockBytes())
                 .policy(policy).policyParameter(BipPolicy.MRU_INTERVAL.name(), 4).promotionsAsHeadroom(promotionsAsHeadroom)
                 .headroomFraction(headroomFraction).ringCount(ringCount).batchL2Reads(batchL2Reads)
-                .stagingSlots(stagingSlots).contiguousStaging(contiguousStaging).knownBugs(knownBugs).build();
+                .stagingSlots(stagingSlots).contiguousStaging(contiguousStaging).knownBugs(knownBugs)
+                .l2WritePolicy(L2WritePolicy.parse(l2WritePolicy)).l2Admission(L2Admission.parse(l2Admission)).build();
     }
 
     public SchedulerSettings schedulerSettings() {
@@ -131,7 +140,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     public HuntConfig withKnownBugs(Set<KnownBug> bugs) {
         return new HuntConfig(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots,
                 contiguousStaging, batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers,
-                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs, engine);
+                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs, engine, l2WritePolicy, l2Admission);
     }
 
     /** The prompt chains: chain c shares its first {@code sharedPrefixBlocks} keys with chain 0. */

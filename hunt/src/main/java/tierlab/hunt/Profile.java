@@ -1,5 +1,7 @@
 package tierlab.hunt;
 
+import java.util.List;
+
 /**
  * The shape of the schedules a generator draws for one target: ranges for the configuration and
  * the relative weights of the step kinds. {@code swarm} re-draws every weight per schedule (some to
@@ -12,14 +14,19 @@ package tierlab.hunt;
  */
 public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
                       int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
-                      int minSteps, int maxSteps, boolean ampleGpuBlocks, String engine) {
+                      int minSteps, int maxSteps, boolean ampleGpuBlocks, String engine, String l2WritePolicy,
+                      String l2Admission) {
 
-    /** A profile for the default serving engine. */
+    /**
+     * A profile for the default serving engine and store write path. The engine, the write policy and
+     * the admission filter are the profile's, not drawn: a draw would shift every later draw of a
+     * schedule and so re-draw the pinned seeds of the existing profiles.
+     */
     public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
                    int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
                    int minSteps, int maxSteps, boolean ampleGpuBlocks) {
         this(name, level, tp, l1Blocks, l2Slots, chainCount, chainBlocks, readers, prefetchMaxRequests, weights, swarm,
-                failPercent, minSteps, maxSteps, ampleGpuBlocks, null);
+                failPercent, minSteps, maxSteps, ampleGpuBlocks, null, "write-through", "none");
     }
 
     /** Without {@code ampleGpuBlocks}: GPU KV blocks from just enough for one request to a few more. */
@@ -28,6 +35,26 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
                    int minSteps, int maxSteps) {
         this(name, level, tp, l1Blocks, l2Slots, chainCount, chainBlocks, readers, prefetchMaxRequests, weights, swarm,
                 failPercent, minSteps, maxSteps, false);
+    }
+
+    /**
+     * The store's write policies and admission filters (docs/policies.md, "Races of the write
+     * policies"), at engine level: requests save, come back and find their blocks in L1, on L2 or
+     * gone, under swarm weights and failed I/O. Engine level because the store-level reference model
+     * writes through; the checks that hold for every policy (invariants with W1, payloads I6, the L2
+     * and dirty L1 bytes I7, liveness I10) are the engine runner's.
+     */
+    public static List<Profile> writePolicies() {
+        HuntConfig.Level engine = HuntConfig.Level.ENGINE;
+        return List.of(
+                new Profile("write-back", engine, r(1, 2), r(1, 6), r(2, 12), r(1, 8), r(1, 4), r(2, 4), r(0, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, null, "write-back", "none"),
+                new Profile("write-after-hits", engine, r(1, 2), r(1, 6), r(2, 12), r(1, 6), r(1, 4), r(2, 4), r(0, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, null, "write-after-hits:1", "none"),
+                new Profile("write-back-doorkeeper", engine, r(1, 2), r(1, 6), r(2, 12), r(1, 6), r(1, 4), r(2, 4), r(0, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, null, "write-back", "doorkeeper"),
+                new Profile("write-through-frequency", engine, r(1, 2), r(1, 6), r(2, 12), r(1, 6), r(1, 4), r(2, 4), r(0, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, null, "write-through", "frequency:2"));
     }
 
     /**
@@ -61,7 +88,7 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
      */
     public static Profile vllmV1() {
         return new Profile("swarm-engine-vllm-v1", HuntConfig.Level.ENGINE, r(1, 2), r(2, 10), r(2, 16), r(1, 6), r(1, 4), r(2, 4),
-                r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "vllm-v1");
+                r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "vllm-v1", "write-through", "none");
     }
 
     static int[] r(int from, int to) {
@@ -108,7 +135,11 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
             case "R12" -> new Profile("R12", store, r(2, 2), r(2, 8), r(2, 8), r(1, 4), r(1, 3), r(2, 4), r(0, 0), new int[] {8, 5, 2, 2, 2, 4, 0}, false, 0, 6, 40);
             // More mixed/l2 requests than the prefetch bound, at engine level.
             case "R13" -> new Profile("R13", HuntConfig.Level.ENGINE, r(1, 1), r(2, 8), r(4, 16), r(1, 4), r(1, 4), r(2, 4), r(1, 2), new int[] {10, 5, 0}, false, 0, 6, 50);
-            default -> throw new IllegalArgumentException("unknown race " + raceId + " (R1..R13)");
+            // Write-back: a request's blocks are evicted from a tight L1 (written back), and a request
+            // for the same prompt promotes them while those writes are still in flight.
+            case "W1" -> new Profile("W1", HuntConfig.Level.ENGINE, r(1, 1), r(1, 3), r(4, 12), r(1, 3), r(1, 3), r(2, 4), r(1, 2),
+                    new int[] {8, 5, 0}, false, 0, 6, 50, false, null, "write-back", "none");
+            default -> throw new IllegalArgumentException("unknown race " + raceId + " (R1..R13, W1)");
         };
     }
 }

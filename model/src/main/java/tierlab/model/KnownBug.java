@@ -32,9 +32,15 @@ public enum KnownBug {
     /** A block becomes visible when its first tp lane commits instead of its last. */
     R12_VISIBLE_BEFORE_ALL_LANES,
     /** The prefetch bound is read once per admission pass, so one pass can start more prefetches than allowed. */
-    R13_STALE_PREFETCH_BOUND;
+    R13_STALE_PREFETCH_BOUND,
+    /**
+     * Write-back (not a race of the reference system, which writes through; docs/policies.md, "Races of
+     * the write policies"): a promotion of a range whose write-back is still in flight reads L2 at once
+     * instead of waiting for that write, and so reads bytes that were never written there.
+     */
+    W1_PROMOTE_DURING_WRITE_BACK;
 
-    /** The race id as the spec names it, e.g. {@code R4}. */
+    /** The race id as the spec names it, e.g. {@code R4} (or {@code W1} for the write policies' races). */
     public String raceId() {
         return name().substring(0, name().indexOf('_'));
     }

@@ -92,6 +92,10 @@ public record ExperimentFile(String name, String description, String label, Stri
      * live mode only, a persistent L2 file (relative to the experiment file's folder) that the run
      * starts warm from when its index is valid and keeps, with its index, for the next run.
      *
+     * @param l2WritePolicy {@code write-through} [default], {@code write-back} or {@code write-after-hits:N}
+     *                      ({@code tierlab.model.store.L2WritePolicy})
+     * @param l2Admission   {@code none} [default], {@code frequency:N} or {@code doorkeeper}
+     *                      ({@code tierlab.model.store.L2Admission})
      * @param policyKnobs every other field: the replacement policies' knobs by their declared names
      *                    ({@code mruInterval}, ...), checked by the loader against the policy registry, so
      *                    a policy's new knob needs no field here
@@ -100,6 +104,7 @@ public record ExperimentFile(String name, String description, String label, Stri
                                Boolean promotionsAsHeadroom, Double headroomFraction, Integer ringCount,
                                Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
                                Boolean contiguousStaging, List<String> knownBugs, String baseline, String l2File,
+                               String l2WritePolicy, String l2Admission,
                                @JsonAnySetter Map<String, JsonNode> policyKnobs) {
         public StoreSection {
             policyKnobs = policyKnobs == null ? Map.of() : policyKnobs;
@@ -107,7 +112,7 @@ public record ExperimentFile(String name, String description, String label, Stri
 
         /** A section with every field unset. */
         static StoreSection empty() {
-            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
         }
     }
 

@@ -24,6 +24,8 @@ import tierlab.model.policy.Policies;
 import tierlab.model.policy.PolicyKind;
 import tierlab.model.policy.PolicyParameter;
 import tierlab.model.policy.PolicyParameters;
+import tierlab.model.store.L2Admission;
+import tierlab.model.store.L2WritePolicy;
 import tierlab.model.store.StoreSettings;
 
 /**
@@ -124,6 +126,8 @@ final class StoreSections {
                     + geometry.laneBytes() + " bytes, was " + l1GiB + " GiB");
         }
         PolicyParameters knobs = policyKnobs(store.policyKnobs());
+        L2WritePolicy writePolicy = storeField(() -> L2WritePolicy.parse(or(store.l2WritePolicy(), "write-through")));
+        L2Admission admission = storeField(() -> L2Admission.parse(or(store.l2Admission(), "none")));
         // The smallest valid store, only for its default knob values.
         StoreSettings defaults = StoreSettings.defaults(geometry, geometry.laneBytes(), geometry.blockBytes());
         StoreSettings settings = withField("store", () -> StoreSettings.builder(geometry, l1Bytes, l2Bytes)
@@ -137,6 +141,8 @@ final class StoreSections {
                 .stagingSlots(or(store.stagingSlots(), defaults.stagingSlots()))
                 .contiguousStaging(or(store.contiguousStaging(), defaults.contiguousStaging()))
                 .knownBugs(bugs)
+                .l2WritePolicy(writePolicy)
+                .l2Admission(admission)
                 .build());
         parameters.put("store.baseline", baseline);
         parameters.put("store.l1CapacityGiB", l1GiB);
@@ -153,8 +159,19 @@ final class StoreSections {
         parameters.put("store.writeBatchMaxMiB", writeBatchMiB);
         parameters.put("store.stagingSlots", settings.stagingSlots());
         parameters.put("store.contiguousStaging", settings.contiguousStaging());
+        parameters.put("store.l2WritePolicy", settings.l2WritePolicy().label());
+        parameters.put("store.l2Admission", settings.l2Admission().label());
         parameters.put("store.knownBugs", String.join("+", bugs.stream().map(KnownBug::raceId).toList()));
         return settings;
+    }
+
+    /** A field whose model type names itself in its message ({@code l2Admission: ...}): named as {@code store.l2Admission}. */
+    private static <T> T storeField(Fields.Build<T> parse) {
+        try {
+            return parse.build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("store." + e.getMessage(), e);
+        }
     }
 
     /**

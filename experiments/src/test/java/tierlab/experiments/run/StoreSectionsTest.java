@@ -57,4 +57,22 @@ class StoreSectionsTest {
         assertTrue(unknown.getMessage().contains("line 5: unknown field 'store.mruIntervall' (known in store: ")
                 && unknown.getMessage().contains("mruInterval, policy"), unknown.getMessage());
     }
+
+    @Test
+    void theWritePolicyAndTheAdmissionFilterAreFieldsWithColumns() throws IOException {
+        RunConfig defaults = load("").points().getFirst().config();
+        assertEquals("write-through", defaults.parameters().get("store.l2WritePolicy"));
+        assertEquals("none", defaults.parameters().get("store.l2Admission"));
+        ExperimentLoader.Experiment swept = load("sweep:\n  store.l2WritePolicy: [write-back, write-after-hits:2]\n"
+                + "  store.l2Admission: [doorkeeper, frequency:3]\n");
+        assertEquals(List.of("write-back", "write-back", "write-after-hits:2", "write-after-hits:2"),
+                swept.points().stream().map(p -> p.config().store().l2WritePolicy().label()).toList());
+        assertEquals(List.of("doorkeeper", "frequency:3", "doorkeeper", "frequency:3"),
+                swept.points().stream().map(p -> p.config().parameters().get("store.l2Admission")).toList());
+        CommandException bad = assertThrows(CommandException.class, () -> load("  l2WritePolicy: write-around\n"));
+        assertTrue(bad.getMessage().contains("store.l2WritePolicy: 'write-around' is not one of write-through, write-back,"
+                + " write-after-hits:N"), bad.getMessage());
+        CommandException badFilter = assertThrows(CommandException.class, () -> load("  l2Admission: frequency:0\n"));
+        assertTrue(badFilter.getMessage().contains("store.l2Admission: frequency:N needs N within [1, 15]"), badFilter.getMessage());
+    }
 }

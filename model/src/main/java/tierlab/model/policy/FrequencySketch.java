@@ -20,9 +20,10 @@ package tierlab.model.policy;
  *       bits; later ones reach the sketch. The estimate adds one for a key the doorkeeper holds. One-
  *       hit wonders then never occupy sketch counters.</li>
  * </ul>
- * Our own code after the published design; see docs/policies.md for the sources.
+ * Our own code after the published design; see docs/policies.md for the sources. Public because the
+ * store's L2 admission filter ({@code store.L2WriteGate}) counts block sightings with it too.
  */
-final class FrequencySketch {
+public final class FrequencySketch {
 
     static final int DEPTH = 4;
     static final int MAX_COUNT = 15;
@@ -44,7 +45,7 @@ final class FrequencySketch {
      * @param sampleSize      increments between two resets; 0 never resets
      * @param doorkeeper      whether a doorkeeper filters first occurrences
      */
-    FrequencySketch(long capacityEntries, long sampleSize, boolean doorkeeper) {
+    public FrequencySketch(long capacityEntries, long sampleSize, boolean doorkeeper) {
         int width = Integer.highestOneBit((int) Math.min(1 << 30, Math.max(16, capacityEntries)) * 2 - 1);
         this.counters = new byte[DEPTH][width];
         this.widthMask = width - 1;
@@ -60,12 +61,12 @@ final class FrequencySketch {
         return widthMask + 1;
     }
 
-    long resets() {
+    public long resets() {
         return resets;
     }
 
     /** Records one reference to {@code key}; may trigger a reset. */
-    void increment(long key) {
+    public void increment(long key) {
         if (doorkeeperMask >= 0 && !doorkeeperContainsThenAdd(key)) {
             countTowardReset();
             return;
@@ -80,7 +81,7 @@ final class FrequencySketch {
     }
 
     /** The estimated number of recent references to {@code key}, 0 to MAX_COUNT (+1 with a doorkeeper). */
-    int frequency(long key) {
+    public int frequency(long key) {
         int smallest = MAX_COUNT;
         for (int row = 0; row < DEPTH; row++) {
             smallest = Math.min(smallest, counters[row][column(key, row)]);
@@ -143,7 +144,7 @@ final class FrequencySketch {
     }
 
     /** Counters within [0, MAX_COUNT] and the reset clock within its sample. */
-    void checkInvariants(String owner) {
+    public void checkInvariants(String owner) {
         for (byte[] row : counters) {
             for (byte count : row) {
                 if (count < 0 || count > MAX_COUNT) {

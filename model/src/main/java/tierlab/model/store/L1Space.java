@@ -145,6 +145,7 @@ final class L1Space extends StorePart {
 
     /** An access: refresh recency, and a headroom entry that proved useful becomes an ordinary one. */
     void touch(long unit, long groupId, int position) {
+        ctx.gate.onHit(unit);
         Slice slice = residentByUnit.get(unit);
         if (slice.headroom) {
             unlinkHeadroom(slice);
@@ -202,23 +203,47 @@ final class L1Space extends StorePart {
             return isEvictable(slice) && (!freesMemoryOnly || evictionFreesMemory(slice));
         });
         if (victim == ReplacementPolicy.NO_VICTIM) {
-            return false;
+            // Write-back: the evicted dirty entry frees its memory now if the filter refused its write.
+            return freesMemoryOnly && ctx.gate.hasDirty() && writeBackOneDirty();
         }
         evict(residentByUnit.getAt((int) victim));
         return true;
     }
 
+    /**
+     * Write-back, when no clean entry can go: evicts the policy's victim among the dirty entries, which
+     * issues its write. Its memory returns when the write lands; the caller waits for that (a
+     * reservation that found no space waits for a pending write), so only one is written per try.
+     *
+     * @return whether the eviction freed memory now (the admission filter refused the write, so the
+     *         entry was dropped instead): the caller may allocate at once
+     */
+    private boolean writeBackOneDirty() {
+        long dirty = policy.selectVictim(key -> {
+            Slice slice = residentByUnit.getAt((int) key);
+            return isEvictable(slice) && ctx.gate.dirtyUntilWrittenBack(slice);
+        });
+        if (dirty == ReplacementPolicy.NO_VICTIM) {
+            return false;
+        }
+        Slice slice = residentByUnit.getAt((int) dirty);
+        evict(slice);
+        return slice.freed;
+    }
+
     private boolean evictionFreesMemory(Slice slice) {
-        return slice.pendingWrites == 0 || races.r2ReusePendingWriteSlice;
+        return (slice.pendingWrites == 0 || races.r2ReusePendingWriteSlice) && !ctx.gate.dirtyUntilWrittenBack(slice);
     }
 
     private void evict(Slice slice) {
         count(StoreCounter.EVICTIONS, 1);
         trace.record("evict", slice.unit, slice.headroom ? 1 : 0);
+        ctx.gate.onEvict(slice);
         unpublish(slice);
     }
 
     void unpublish(Slice slice) {
+        ctx.gate.forget(slice.unit);
         residentByUnit.remove(slice.unit, slice);
         if (slice.headroom) {
             unlinkHeadroom(slice);

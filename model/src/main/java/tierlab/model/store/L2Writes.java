@@ -27,6 +27,8 @@ final class L2Writes extends StorePart {
 
         /** The store epoch of each unit's bytes, to tell whether a failed write was the newest. */
         final long[] epochs;
+        /** Issued by write-back for a unit L1 evicted (its only copy was in L1), not at commit. */
+        boolean writeBack;
 
         WriteOp(long l1Offset, long l2Offset, List<Slice> sources, List<Long> units) {
             this.l1Offset = l1Offset;
@@ -50,6 +52,11 @@ final class L2Writes extends StorePart {
     }
 
     void issueWrite(List<Slice> sources) {
+        issueWrite(sources, false);
+    }
+
+    /** As {@link #issueWrite(List)}; {@code writeBack} marks the write of an evicted dirty unit (W1). */
+    void issueWrite(List<Slice> sources, boolean writeBack) {
         List<Long> units = new ArrayList<>();
         for (Slice slice : sources) {
             units.add(slice.unit);
@@ -57,6 +64,7 @@ final class L2Writes extends StorePart {
             ctx.space.rolesChanged(slice);
         }
         WriteOp write = new WriteOp(sources.get(0).poolOffset, sources.get(0).unit, sources, units);
+        write.writeBack = writeBack;
         for (int i = 0; i < units.size(); i++) {
             write.epochs[i] = ctx.lastStoreEpochByUnit[unitIndex(units.get(i))];
         }
@@ -101,6 +109,8 @@ final class L2Writes extends StorePart {
                 count(StoreCounter.L2_KEYS_LOST, 1);
                 trace.record("key-lost", slot);
             }
+            // A lane still held in L1 by a lease stays resident, but with its key gone it is never written.
+            ctx.gate.keyDropped(slot);
             for (int lane = 0; lane < tp; lane++) {
                 Slice resident = ctx.space.resident(unitOffset(slot, lane));
                 if (resident != null && ctx.space.isEvictable(resident)) {
@@ -145,6 +155,26 @@ final class L2Writes extends StorePart {
             }
         }
         trace.record("write-done", write.l2Offset, completion.succeeded() ? 1 : 0);
+    }
+
+    /**
+     * Whether a read of {@code unit} must wait for a pending write: always, except under the W1
+     * ablation when every pending write of the unit is a write-back.
+     */
+    boolean readMustWait(long unit) {
+        ArrayDeque<WriteOp> writes = pendingWritesByUnit.get(unit);
+        if (writes == null || writes.isEmpty()) {
+            return false;
+        }
+        if (!races.w1PromoteDuringWriteBack) {
+            return true;
+        }
+        for (WriteOp write : writes) {
+            if (!write.writeBack) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The writes of {@code unit} not yet landed, oldest first; null when none. */

@@ -93,6 +93,7 @@ final class Loads extends StorePart {
         lease.activeLoad = null;
         if (!completion.succeeded()) {
             count(StoreCounter.LOADS_FAILED, 1);
+            count(StoreCounter.FAILED_LOAD_TOKENS, (long) load.borrowed.size() / tp * geometry.blockTokens());
         }
         events.add(new StoreEvent.LoadDone(lease.requestId, completion.succeeded()));
         trace.record("load-done", lease.requestId, completion.succeeded() ? 1 : 0);

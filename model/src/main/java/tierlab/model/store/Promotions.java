@@ -111,8 +111,7 @@ final class Promotions extends StorePart {
             promotion.slice = slice;
             promotion.epochBaseline = Math.min(promotion.epochBaseline, ctx.storeEpoch);
             trace.record("promotion-reserve", promotion.promotionId, offset, promotion.epochBaseline);
-            ArrayDeque<WriteOp> writes = ctx.writes.pendingWrites(promotion.unit);
-            if (writes != null && !writes.isEmpty()) {
+            if (ctx.writes.readMustWait(promotion.unit)) {
                 // The newest bytes of this range are still on their way to L2: read after the write lands.
                 promotion.state = PromotionState.WAIT_WRITE;
                 List<Promotion> waiting = promotionsWaitingForWrite.get(promotion.unit);

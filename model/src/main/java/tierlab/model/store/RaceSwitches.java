@@ -35,6 +35,8 @@ final class RaceSwitches {
     final boolean r11WriteToReallocatedSlot;
     /** R12: a block becomes visible when its first tp lane commits instead of its last. */
     final boolean r12VisibleBeforeAllLanes;
+    /** W1: a promotion does not wait for a write-back in flight on its range. */
+    final boolean w1PromoteDuringWriteBack;
 
     RaceSwitches(StoreSettings settings) {
         this.r1PublishStalePromotion = settings.has(KnownBug.R1_PUBLISH_STALE_PROMOTION);
@@ -49,5 +51,6 @@ final class RaceSwitches {
         this.r10SaveAfterPreempt = settings.has(KnownBug.R10_SAVE_AFTER_PREEMPT);
         this.r11WriteToReallocatedSlot = settings.has(KnownBug.R11_WRITE_TO_REALLOCATED_SLOT);
         this.r12VisibleBeforeAllLanes = settings.has(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES);
+        this.w1PromoteDuringWriteBack = settings.has(KnownBug.W1_PROMOTE_DURING_WRITE_BACK);
     }
 }

@@ -75,7 +75,9 @@ final class Recovery extends StorePart {
         for (L2Index.EntryRecord record : index.visibleRecords()) {
             boolean written = true;
             for (int lane = 0; lane < tp && written; lane++) {
-                written = ctx.writes.pendingWrites(unitOffset(record.slot(), lane)) == null;
+                long unit = unitOffset(record.slot(), lane);
+                // Nor is a unit the write policy has not written yet (write-back's dirty units).
+                written = ctx.writes.pendingWrites(unit) == null && !ctx.gate.isUnwritten(unit);
             }
             if (written) {
                 durable.add(record);

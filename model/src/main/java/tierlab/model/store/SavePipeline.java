@@ -94,6 +94,7 @@ final class SavePipeline extends StorePart {
         int conflicting = 0;
         for (int b = firstBlock; b < firstBlock + blockCount; b++) {
             BlockKey parent = b == 0 ? BlockKey.ROOT : chain.get(b - 1);
+            ctx.gate.sighted(chain.get(b));
             switch (index.canClaim(chain.get(b), parent, geometry.blockTokens())) {
                 case CLAIMED -> newPositions.add(b);
                 case ALREADY_PRESENT -> present++;
@@ -422,6 +423,9 @@ final class SavePipeline extends StorePart {
             count(StoreCounter.STORE_UNITS_COMMITTED, 1);
             trace.record("commit", batch.job.requestId, slice.unit, epoch, outcome.ordinal());
         }
+        if (!ctx.gate.writesEverythingAtCommit) {
+            keepWrittenNow(batch, kept, keptIndex);
+        }
         // One L2 write per piece that is contiguous both in L1 and on L2.
         int start = 0;
         while (start < kept.size()) {
@@ -439,6 +443,16 @@ final class SavePipeline extends StorePart {
         finishBatch(batch);
         if (!settings.contiguousStaging()) {
             ctx.space.trim();
+        }
+    }
+
+    /** Leaves in {@code kept} (and {@code keptIndex}) the units the write policy writes at commit. */
+    private void keepWrittenNow(StoreBatch batch, List<Slice> kept, List<Integer> keptIndex) {
+        for (int k = kept.size() - 1; k >= 0; k--) {
+            if (!ctx.gate.writeAtCommit(kept.get(k), batch.keys.get(keptIndex.get(k)))) {
+                kept.remove(k);
+                keptIndex.remove(k);
+            }
         }
     }
 

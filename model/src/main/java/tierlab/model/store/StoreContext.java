@@ -50,6 +50,7 @@ final class StoreContext {
     Loads loads;
     SavePipeline saves;
     L2Writes writes;
+    L2WriteGate gate;
     Recovery recovery;
 
     /** A context with an empty L2, or with the ring of {@code snapshot} (its index entries are restored by {@link Recovery}). */

@@ -31,11 +31,14 @@ import tierlab.model.policy.PolicyParameters;
  * @param contiguousStaging      stage a grouped store's adjacent slots in one L1 span (false: per slot)
  * @param knownBugs              races to re-introduce (ablation); empty by default
  * @param futureReferences       for a policy that needs the future: the unit reference stream of a previous run, else null
+ * @param l2WritePolicy          when a committed block is written to L2 [write-through] ({@link L2WritePolicy})
+ * @param l2Admission            the filter a block must pass for its L2 write [none] ({@link L2Admission})
  */
 public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2CapacityBytes, String policy,
                             PolicyParameters policyParameters, boolean promotionsAsHeadroom, double headroomFraction,
                             int ringCount, boolean batchL2Reads, long writeBatchMaxBytes, int stagingSlots,
-                            boolean contiguousStaging, Set<KnownBug> knownBugs, long[] futureReferences) {
+                            boolean contiguousStaging, Set<KnownBug> knownBugs, long[] futureReferences,
+                            L2WritePolicy l2WritePolicy, L2Admission l2Admission) {
 
     public static final long MIB = 1L << 20;
     public static final long GIB = 1L << 30;
@@ -72,6 +75,8 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
         Settings.positive("ringCount", ringCount);
         Settings.pageAligned("writeBatchMaxBytes", writeBatchMaxBytes);
         Settings.positive("stagingSlots", stagingSlots);
+        l2WritePolicy = l2WritePolicy == null ? L2WritePolicy.WRITE_THROUGH : l2WritePolicy;
+        l2Admission = l2Admission == null ? L2Admission.NONE : l2Admission;
         // An EnumSet: has() is asked on hot paths (inside eviction scans), and a bit test is cheap.
         knownBugs = Collections.unmodifiableSet(knownBugs == null || knownBugs.isEmpty()
                 ? EnumSet.noneOf(KnownBug.class) : EnumSet.copyOf(knownBugs));
@@ -167,6 +172,8 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
         private boolean contiguousStaging = true;
         private Set<KnownBug> knownBugs = Set.of();
         private long[] futureReferences;
+        private L2WritePolicy l2WritePolicy = L2WritePolicy.WRITE_THROUGH;
+        private L2Admission l2Admission = L2Admission.NONE;
 
         private Builder(Geometry geometry, long l1CapacityBytes, long l2CapacityBytes) {
             this.geometry = geometry;
@@ -187,6 +194,8 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
             contiguousStaging = from.contiguousStaging;
             knownBugs = from.knownBugs;
             futureReferences = from.futureReferences;
+            l2WritePolicy = from.l2WritePolicy;
+            l2Admission = from.l2Admission;
         }
 
         public Builder geometry(Geometry value) { geometry = value; return this; }
@@ -205,11 +214,13 @@ public record StoreSettings(Geometry geometry, long l1CapacityBytes, long l2Capa
         public Builder contiguousStaging(boolean value) { contiguousStaging = value; return this; }
         public Builder knownBugs(Set<KnownBug> value) { knownBugs = value; return this; }
         public Builder futureReferences(long[] value) { futureReferences = value; return this; }
+        public Builder l2WritePolicy(L2WritePolicy value) { l2WritePolicy = value; return this; }
+        public Builder l2Admission(L2Admission value) { l2Admission = value; return this; }
 
         public StoreSettings build() {
             return new StoreSettings(geometry, l1CapacityBytes, l2CapacityBytes, policy, policyParameters,
                     promotionsAsHeadroom, headroomFraction, ringCount, batchL2Reads, writeBatchMaxBytes, stagingSlots,
-                    contiguousStaging, knownBugs, futureReferences);
+                    contiguousStaging, knownBugs, futureReferences, l2WritePolicy, l2Admission);
         }
     }
 }

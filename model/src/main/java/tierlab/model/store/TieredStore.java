@@ -8,6 +8,7 @@ import tierlab.model.geometry.Geometry;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.PayloadLedger;
+import tierlab.model.l2.L2Index;
 import tierlab.model.l2.L2Ring;
 import tierlab.model.l2.L2Snapshot;
 import tierlab.model.store.L1Space.Slice;
@@ -36,7 +37,8 @@ import tierlab.model.trace.DecisionTrace;
  * parts, which share one {@link StoreContext}: {@link L1Space} (pool, slices, headroom, policy,
  * trim), {@link Leases} (lookup and leases), {@link Promotions} (L2 → L1), {@link Loads}
  * (L1 → GPU), {@link SavePipeline} (store queue, staging, commits), {@link L2Writes} (write
- * chaining) and {@link Recovery} (snapshot, restore, journal). Tests and the race hunt read the
+ * chaining), {@link L2WriteGate} (write policy and admission filter) and {@link Recovery}
+ * (snapshot, restore, journal). Tests and the race hunt read the
  * insides only through {@link #testView()}.
  */
 public final class TieredStore {
@@ -68,6 +70,7 @@ public final class TieredStore {
     private final Loads loads;
     private final SavePipeline saves;
     private final L2Writes writes;
+    private final L2WriteGate gate;
     private final Recovery recovery;
     private final StoreTestView testView;
 
@@ -87,6 +90,7 @@ public final class TieredStore {
         this.loads = ctx.loads = new Loads(ctx);
         this.saves = ctx.saves = new SavePipeline(ctx);
         this.writes = ctx.writes = new L2Writes(ctx);
+        this.gate = ctx.gate = new L2WriteGate(ctx);
         this.recovery = ctx.recovery = new Recovery(ctx);
         if (snapshot != null) {
             recovery.restoreIndex(snapshot);
@@ -360,7 +364,27 @@ public final class TieredStore {
      * their key's (0 when I7 holds). Call only when no write is in flight.
      */
     public long l2Disagreements(PayloadLedger ledger) {
-        return ledger.l2Disagreements(ctx.index.visibleRecords(), ctx.tp, ctx::unitOffset);
+        if (gate.unwrittenCount() == 0) {
+            return ledger.l2Disagreements(ctx.index.visibleRecords(), ctx.tp, ctx::unitOffset);
+        }
+        // Units not written yet (write-back, write-after-hits, refused by the filter) live in L1 only:
+        // their L1 copy is checked instead, and their entries' written lanes on L2.
+        List<L2Index.EntryRecord> written = new ArrayList<>();
+        for (L2Index.EntryRecord record : ctx.index.visibleRecords()) {
+            boolean anyUnwritten = false;
+            for (int lane = 0; lane < ctx.tp; lane++) {
+                anyUnwritten |= gate.isUnwritten(ctx.unitOffset(record.slot(), lane));
+            }
+            if (!anyUnwritten) {
+                written.add(record);
+            }
+        }
+        return ledger.l2Disagreements(written, ctx.tp, ctx::unitOffset) + gate.l1Disagreements(ledger);
+    }
+
+    /** Units committed and resident in L1 but not (yet) written to L2: the dirty ones a crash loses. */
+    public int unwrittenUnits() {
+        return gate.unwrittenCount();
     }
 
     /**
@@ -403,5 +427,6 @@ public final class TieredStore {
         space.checkRoleCounts(expectedRefs);
         promotions.checkInvariants();
         space.checkCapacity();
+        gate.checkInvariants();
     }
 }

@@ -46,14 +46,34 @@ public enum PassMetric {
             w -> w.delta(CounterSnapshot::computedPromptTokens)),
     MISMATCHES("mismatches", "blocks", "loads or staging copies whose bytes were not their key's (must be 0)",
             w -> w.delta(CounterSnapshot::loadMismatches) + w.delta(CounterSnapshot::stagingMismatches)),
+    // The store's write-policy figures (issue 15): L2 wear and what recomputation was for.
     L2_WRITE_AMPLIFICATION("l2WriteAmplification", "ratio",
-            "bytes written to L2 / bytes served from the store (L1 + L2 hits); 0 when the pass served nothing",
+            "bytes written to L2 / bytes later served from L2 (issue 15); 0 when nothing was written, NaN when bytes"
+                    + " were written and none served from L2",
             w -> {
-                long servedBytes = w.delta(StoreCounter.L1_HIT_BYTES) + w.delta(StoreCounter.L2_HIT_BYTES);
-                // A pass that served nothing has no amplification to speak of; 0, not NaN or infinity,
-                // keeps the column plottable and its means finite.
-                return servedBytes == 0 ? 0 : (double) w.delta(StoreCounter.L2_WRITE_BYTES) / servedBytes;
+                long writtenBytes = w.delta(StoreCounter.L2_WRITE_BYTES);
+                long servedFromL2Bytes = w.delta(StoreCounter.L2_HIT_BYTES);
+                if (servedFromL2Bytes == 0) {
+                    // Writes that nothing read back have no finite amplification: NaN says so, where 0
+                    // would rank them best. A pass that wrote nothing amplified nothing.
+                    return writtenBytes == 0 ? 0 : Double.NaN;
+                }
+                return (double) writtenBytes / servedFromL2Bytes;
             }),
+    L2_WRITE_GIB_PER_HOUR("l2WriteGiBPerHour", "GiB/h",
+            "bytes written to L2 per hour of the pass's trace time (first arrival to last finish): SSD wear",
+            w -> w.elapsedNs() == 0 ? 0 : w.delta(StoreCounter.L2_WRITE_BYTES) / Units.GIB / (w.elapsedNs() / Units.NS_PER_HOUR)),
+    RECOMPUTED_TOKENS_MISS("recomputedTokensMiss", "tokens",
+            "prompt tokens computed because the store did not hold them (computed tokens less the other causes)",
+            w -> Math.max(0, w.delta(CounterSnapshot::computedPromptTokens)
+                    - w.delta(StoreCounter.FAILED_LOAD_TOKENS) - Units.PREFETCH_TIMEOUT_TOKENS)),
+    RECOMPUTED_TOKENS_PREFETCH_TIMEOUT("recomputedTokensPrefetchTimeout", "tokens",
+            "prompt tokens recomputed because a prefetch stopped waiting; 0 until the engine has prefetch stop policies",
+            w -> Units.PREFETCH_TIMEOUT_TOKENS),
+    RECOMPUTED_TOKENS_FAILED_READ("recomputedTokensFailedRead", "tokens",
+            "prompt tokens of store hits recomputed because their load to the GPU failed (whole blocks; failed L2 reads count as misses until the engine attributes them)",
+            w -> w.delta(StoreCounter.FAILED_LOAD_TOKENS)),
+    // End of the store's write-policy figures.
     // Where prompt tokens come from, for every serving engine (docs/engines.md): per request at the
     // admission that served it, gpuCachedTokens + l1Tokens + l2Tokens + recomputedTokens = prompt tokens.
     GPU_CACHED_TOKENS("gpuCachedTokens", "tokens", "prompt tokens served by the engine's GPU prefix cache (0 without one)",
@@ -105,5 +125,11 @@ public enum PassMetric {
     private static final class Units {
         static final double GIB = 1L << 30;
         static final double NS_PER_MS = 1e6;
+        static final double NS_PER_HOUR = 3600e9;
+        /**
+         * The engine has no prefetch stop policy yet (it always waits for the whole prefetch), so no
+         * token is ever recomputed for a timeout; the engine's counter replaces this when it has one.
+         */
+        static final long PREFETCH_TIMEOUT_TOKENS = 0;
     }
 }

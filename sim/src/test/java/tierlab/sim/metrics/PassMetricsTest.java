@@ -1,6 +1,7 @@
 package tierlab.sim.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -19,22 +20,52 @@ class PassMetricsTest {
     }
 
     @Test
-    void l2WriteAmplificationIsBytesWrittenOverBytesServed() {
-        // Over the pass: 3 MiB from L1 + 1 MiB from L2 served, 6 MiB written to L2: 6 / 4 = 1.5.
+    void l2WriteAmplificationIsBytesWrittenOverBytesServedFromL2() {
+        // Over the pass: 3 MiB from L1 + 1 MiB from L2 served, 6 MiB written to L2: 6 / 1 = 6 (issue 15's
+        // definition: bytes written to L2 / bytes later served from L2; L1 hits do not count).
         PassMetrics pass = PassMetrics.of("warm", List.of(), snapshot(1 << 20, 0, 2 << 20),
                 snapshot(4 << 20, 1 << 20, 8 << 20));
-        assertEquals(1.5, pass.value(PassMetric.L2_WRITE_AMPLIFICATION));
+        assertEquals(6.0, pass.value(PassMetric.L2_WRITE_AMPLIFICATION));
         assertEquals(0.75, pass.value(PassMetric.L1_HIT_RATIO));
-        assertEquals(1.5, pass.value("l2WriteAmplification"));
+        assertEquals(6.0, pass.value("l2WriteAmplification"));
     }
 
     @Test
-    void l2WriteAmplificationOfAPassThatServedNothingIsZero() {
-        // 0 / 0 and (writes) / 0 are both 0: no NaN, no infinity in results.csv.
-        assertEquals(0.0, PassMetrics.of("cold", List.of(), snapshot(5, 5, 5), snapshot(5, 5, 5))
+    void l2WriteAmplificationWithNothingServedFromL2() {
+        // Nothing written: 0. Written but never read back from L2: undefined, NaN (0 would rank it best).
+        assertEquals(0.0, PassMetrics.of("cold", List.of(), snapshot(5, 5, 5), snapshot(9, 5, 5))
                 .value(PassMetric.L2_WRITE_AMPLIFICATION));
-        assertEquals(0.0, PassMetrics.of("cold", List.of(), snapshot(5, 5, 5), snapshot(5, 5, 4096))
-                .value(PassMetric.L2_WRITE_AMPLIFICATION));
+        assertTrue(Double.isNaN(PassMetrics.of("cold", List.of(), snapshot(5, 5, 5), snapshot(5, 5, 4096))
+                .value(PassMetric.L2_WRITE_AMPLIFICATION)));
+    }
+
+    @Test
+    void l2WriteGiBPerHourIsBytesWrittenOverTraceHours() {
+        // 3 GiB written over a pass of half an hour (first arrival at 0, last finish at 1,800 s): 6 GiB/h.
+        long[] before = new long[StoreCounter.values().length];
+        long[] after = new long[StoreCounter.values().length];
+        after[StoreCounter.L2_WRITE_BYTES.ordinal()] = 3L << 30;
+        long halfHourNs = 1_800_000_000_000L;
+        var outcome = new tierlab.model.sched.RequestOutcome(1, 0, 0, 1, halfHourNs, 16, 1,
+                tierlab.model.store.LookupResult.HitClass.MISS, 0, 0, 0, false);
+        PassMetrics pass = PassMetrics.of("cold", List.of(outcome), new CounterSnapshot(0, before, 0, 0, 0, 0, 0, 0, 0),
+                new CounterSnapshot(halfHourNs, after, 0, 0, 0, 0, 0, 0, 0));
+        assertEquals(halfHourNs, pass.value(PassMetric.ELAPSED_S) * 1e9, 1);
+        assertEquals(6.0, pass.value(PassMetric.L2_WRITE_GIB_PER_HOUR), 1e-12);
+    }
+
+    @Test
+    void recomputedTokensBySource() {
+        // 1,000 prompt tokens computed, 64 of them because a load of four 16-token blocks failed: 936
+        // were misses; no prefetch stop policy exists yet, so none were for a timeout.
+        long[] after = new long[StoreCounter.values().length];
+        after[StoreCounter.FAILED_LOAD_TOKENS.ordinal()] = 64;
+        PassMetrics pass = PassMetrics.of("cold", List.of(),
+                new CounterSnapshot(0, new long[StoreCounter.values().length], 0, 0, 0, 0, 0, 0, 0),
+                new CounterSnapshot(0, after, 0, 0, 0, 0, 0, 0, 1000));
+        assertEquals(936.0, pass.value(PassMetric.RECOMPUTED_TOKENS_MISS));
+        assertEquals(64.0, pass.value(PassMetric.RECOMPUTED_TOKENS_FAILED_READ));
+        assertEquals(0.0, pass.value(PassMetric.RECOMPUTED_TOKENS_PREFETCH_TIMEOUT));
     }
 
     @Test
