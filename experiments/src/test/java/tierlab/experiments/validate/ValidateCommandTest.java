@@ -134,4 +134,15 @@ class ValidateCommandTest {
         assertNotEquals(0, run.exitCode());
         assertTrue(run.err().contains("repeat") && !run.err().contains("Exception"), run.err());
     }
+
+    @Test
+    void theE3ProfileIsTheReferenceHostPlusACopyCallCost() {
+        DeviceProfile reference = DeviceProfile.load(Path.of("catalog", "profiles", "reference-host.yaml"));
+        DeviceProfile calls = DeviceProfile.load(Path.of("catalog", "profiles", "reference-host-calls.yaml"));
+        assertEquals(reference.nvme(), calls.nvme());
+        assertEquals(reference.pcie(), calls.pcie());
+        assertEquals(reference.gpu(), calls.gpu());
+        assertEquals(reference.host().withModelThread(18_500_000, 0, 0), calls.host());
+        assertFalse(reference.host().chargesModelThread());
+    }
 }
