@@ -21,7 +21,8 @@ import tierlab.sim.metrics.PassMetrics;
  * @param lookupCalls  lookups made in all (a request parked or waiting for a lease looks up again)
  * @param decisionKinds how many decisions of each kind the run made (promotion-join, evict, ...): the
  *                     decisions beyond lookups, whose counts show where two runs took different paths
- * @param l2Timeline   {time from the run's start (ns), L2 bytes read so far, L2 bytes written so far}
+ * @param l2Timeline   {time from the run's start (ns), L2 bytes read so far, L2 bytes written so far}, counted
+ *                     as their operations complete
  */
 record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, Long> ttftNsByRequest,
                    Map<Long, Decision> lookups, long lookupCalls, Map<String, Long> decisionKinds, List<long[]> l2Timeline, long wallNs, long realMatches,
@@ -44,8 +45,10 @@ record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, 
         private static final long TIMELINE_STEP_NS = 50_000_000L;
         private LongSupplier clock = () -> 0;
         private TieredStore store;
+        private long laneBytes;
         private long offsetNs;
-        private long lastPointNs = Long.MIN_VALUE;
+        private boolean pointTaken;
+        private long lastPointNs;
         final Map<Long, Decision> lookups = new LinkedHashMap<>();
         long lookupCalls;
         final Map<String, Long> kinds = new java.util.TreeMap<>();
@@ -54,6 +57,7 @@ record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, 
         void attach(TieredStore observed, LongSupplier runClock) {
             this.store = observed;
             this.clock = runClock;
+            this.laneBytes = observed.settings().geometry().laneBytes();
         }
 
         /** Live passes each restart their clock at 0: later passes are shifted by the time before them. */
@@ -72,16 +76,22 @@ record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, 
             }
             if (store != null) {
                 long nowNs = offsetNs + clock.getAsLong();
-                if (nowNs - lastPointNs >= TIMELINE_STEP_NS) {
+                if (!pointTaken || nowNs - lastPointNs >= TIMELINE_STEP_NS) {
                     point(nowNs);
                 }
             }
         }
 
-        /** A point now (also at the end of a pass, so the last bytes are on the chart). */
+        /**
+         * A point now (also at the end of a pass, so the last bytes are on the chart). Bytes are
+         * counted when their operation completes (published promotions, committed store units, one
+         * lane each), the same rule in both modes, so the chart shows when the device delivered.
+         */
         void point(long nowNs) {
-            timeline.add(new long[] {nowNs, store.counter(StoreCounter.L2_READ_BYTES), store.counter(StoreCounter.L2_WRITE_BYTES)});
+            timeline.add(new long[] {nowNs, store.counter(StoreCounter.PROMOTIONS_PUBLISHED) * laneBytes,
+                    store.counter(StoreCounter.STORE_UNITS_COMMITTED) * laneBytes});
             lastPointNs = nowNs;
+            pointTaken = true;
         }
     }
 }

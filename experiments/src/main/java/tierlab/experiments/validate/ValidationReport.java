@@ -201,7 +201,7 @@ final class ValidationReport {
 
     private static XYChart throughput(WorkloadResult result) {
         XYChart chart = chart(result.name() + ": L2 throughput over time, first live run and simulation", "time from start (s)",
-                "L2 MB/s");
+                "L2 MB/s completed");
         addRates(chart, "live read", result.live().getFirst().l2Timeline(), 1);
         addRates(chart, "live write", result.live().getFirst().l2Timeline(), 2);
         addRates(chart, "sim read", result.sim().l2Timeline(), 1);
