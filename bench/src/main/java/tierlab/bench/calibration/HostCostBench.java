@@ -64,7 +64,7 @@ public final class HostCostBench {
                             double copyNsPerMiB, double copyFitR2, long engineStepNs, long engineSteps, String backend,
                             double computeFillNsPerMiB) {
 
-        /** {@code submitterBase}'s profile with these costs (its NVMe, PCIe and GPU unchanged). */
+        /** These costs as a profile's {@code host} section. */
         public HostProfile hostProfile() {
             return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs);
         }
@@ -82,17 +82,19 @@ public final class HostCostBench {
      * About {@code 3 × budgetMs} of wall time.
      */
     public static HostCosts measure(Path scratchDir, Geometry geometry, long budgetMs) throws IOException {
-        long[] submission = submissionCosts(scratchDir, budgetMs);
+        SubmissionFit submission = submissionCosts(scratchDir, budgetMs);
         double[] copy = copyCosts(geometry, budgetMs);
         long[] step = engineStepCost(geometry, budgetMs);
-        return new HostCosts(submission[0], submission[1], Double.longBitsToDouble(submission[2]), Math.round(copy[0]),
+        return new HostCosts(submission.submissionNs(), submission.perOperationNs(), submission.rSquared(), Math.round(copy[0]),
                 copy[1], copy[2], step[0], step[1], "io_uring", computeFillNsPerMiB(geometry, budgetMs / 4));
     }
 
     // ---- submission: the ring thread's CPU per io_uring_enter and per operation ----------------
 
-    /** {submissionNs, perOperationNs, r² as double bits}. */
-    static long[] submissionCosts(Path scratchDir, long budgetMs) throws IOException {
+    /** The ring thread's CPU split into a cost per io_uring_enter and one per operation, and the fit's r². */
+    record SubmissionFit(long submissionNs, long perOperationNs, double rSquared) {}
+
+    static SubmissionFit submissionCosts(Path scratchDir, long budgetMs) throws IOException {
         if (!IoUringBackend.probe().available()) {
             throw new IOException("io_uring is not available here (" + IoUringBackend.probe().cause()
                     + "); the submission costs are measured on the io_uring ring thread");
@@ -147,7 +149,7 @@ public final class HostCostBench {
         regression.newSampleData(cpu.stream().mapToDouble(Double::doubleValue).toArray(), rows.toArray(double[][]::new));
         double[] beta = regression.estimateRegressionParameters();
         double r2 = regression.calculateRSquared();
-        return new long[] {Math.max(0, Math.round(beta[0])), Math.max(0, Math.round(beta[1])), Double.doubleToLongBits(r2)};
+        return new SubmissionFit(Math.max(0, Math.round(beta[0])), Math.max(0, Math.round(beta[1])), r2);
     }
 
     private static Thread ringThread() {
@@ -186,7 +188,7 @@ public final class HostCostBench {
         int maxLanes = 8;
         // Two lane sizes: 64 KiB and the geometry's (1 MiB when the geometry's is that small or smaller),
         // so the fixed part is not an extrapolation.
-        long[] laneSizes = {64 << 10, Math.max(laneBytes, 64 << 10) == (64 << 10) ? 1 << 20 : laneBytes};
+        long[] laneSizes = {64 << 10, laneBytes > (64 << 10) ? laneBytes : 1 << 20};
         SimpleRegression line = new SimpleRegression(true);
         try (PinnedArena arena = PinnedArena.allocate(maxLanes * laneSizes[1], false)) {
             for (long size : laneSizes) {

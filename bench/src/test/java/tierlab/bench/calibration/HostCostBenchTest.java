@@ -27,7 +27,7 @@ class HostCostBenchTest {
     void theRingThreadsCpuIsSplitIntoEntersAndOperations() throws Exception {
         Assumptions.assumeTrue(IoUringBackend.probe().available(), () -> "io_uring unavailable: " + IoUringBackend.probe().cause());
         Path dir = TestDirectories.underTarget("host-cost-bench");
-        long[] submission = HostCostBench.submissionCosts(dir, 600);
-        assertTrue(submission[0] + submission[1] > 0, "submission " + submission[0] + " ns, per op " + submission[1] + " ns");
+        HostCostBench.SubmissionFit fit = HostCostBench.submissionCosts(dir, 600);
+        assertTrue(fit.submissionNs() + fit.perOperationNs() > 0, fit.toString());
     }
 }
