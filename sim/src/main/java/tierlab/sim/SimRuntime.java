@@ -20,6 +20,7 @@ import tierlab.sim.device.CopyEngine;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.GpuModel;
 import tierlab.sim.device.HostSubmitter;
+import tierlab.sim.device.HostThread;
 import tierlab.sim.device.SimCopyPort;
 import tierlab.sim.device.SimStoragePort;
 import tierlab.sim.device.StorageModels;
@@ -70,6 +71,7 @@ public final class SimRuntime implements CompletionTimeline {
     private final CopyEngine hostToDevice;
     private final CopyEngine deviceToHost;
     private final GpuModel gpu;
+    private final HostThread hostThread;
     private final SimStoragePort storage;
     private final SimCopyPort copies;
     private CompletionFilter filter;
@@ -84,10 +86,11 @@ public final class SimRuntime implements CompletionTimeline {
         this.ledger = new PayloadLedger(store.settings().geometry().laneBytes(), store.settings().geometry().tp());
         this.hostToDevice = new CopyEngine(profile.pcie().h2dBytesPerSecond(), profile.pcie().h2dLatencyNs());
         this.deviceToHost = new CopyEngine(profile.pcie().d2hBytesPerSecond(), profile.pcie().d2hLatencyNs());
-        this.gpu = new GpuModel(profile.gpu(), this);
+        this.hostThread = new HostThread(profile.host());
+        this.gpu = new GpuModel(profile.gpu(), this, hostThread);
         // The model's seed is named after the model, so the nvme model keeps the seed it always had.
         this.storage = StorageModels.open(profile, seeds::seedOf, this);
-        this.copies = new SimCopyPort(hostToDevice, deviceToHost, this);
+        this.copies = new SimCopyPort(hostToDevice, deviceToHost, this, hostThread);
         OpSink completed = (op, completion) -> {
             long nowNs = simulator.nowNs();
             driver().deliver(op, completion, nowNs);
@@ -318,6 +321,7 @@ public final class SimRuntime implements CompletionTimeline {
         if (checkInvariants) {
             driver.engine().checkInvariants();
             driver.watchdog().checkInvariants();
+            hostThread.checkInvariants();
         }
     }
 
@@ -334,6 +338,8 @@ public final class SimRuntime implements CompletionTimeline {
     public CopyEngine hostToDevice() { return hostToDevice; }
     public CopyEngine deviceToHost() { return deviceToHost; }
     public GpuModel gpu() { return gpu; }
+    /** The model thread's host costs (copy calls, engine steps); charges nothing on the presets. */
+    public HostThread hostThread() { return hostThread; }
     public HostSubmitter submitter() { return storage.submitter(); }
     public SimStoragePort storage() { return storage; }
     public long requestsSubmitted() { return requestsSubmitted; }

@@ -164,8 +164,27 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
     /** Serves the requests (arrival times relative to the start) until every one has finished. */
     public Report run(List<RequestSpec> requests) {
-        List<RequestSpec> arrivals = new ArrayList<>(requests);
-        arrivals.sort(Comparator.comparingLong(RequestSpec::arrivalNs).thenComparingLong(RequestSpec::requestId));
+        return run(requests, 0);
+    }
+
+    /**
+     * Serves the requests until every one has finished. With {@code clientConcurrency} > 0 they are
+     * sent as a closed-loop client sends them (as the simulator's closed loop does): the first
+     * {@code clientConcurrency} at the start, then one more, in list order, each time a request
+     * finishes, each arriving when it is sent; otherwise at their (relative) arrival times.
+     */
+    public Report run(List<RequestSpec> requests, int clientConcurrency) {
+        List<RequestSpec> arrivals = new ArrayList<>();
+        java.util.ArrayDeque<RequestSpec> closedLoopQueue = new java.util.ArrayDeque<>();
+        if (clientConcurrency > 0) {
+            for (int index = 0; index < requests.size(); index++) {
+                (index < clientConcurrency ? arrivals : closedLoopQueue).add(retimed(requests.get(index), 0));
+            }
+        } else {
+            arrivals.addAll(requests);
+            arrivals.sort(Comparator.comparingLong(RequestSpec::arrivalNs).thenComparingLong(RequestSpec::requestId));
+        }
+        int finishedSeen = scheduler.finishedCount();
         long startNs = System.nanoTime();
         int next = 0;
         long lastProgressNs = 0;
@@ -190,11 +209,16 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                 progress = true;
             }
             scheduler.tick(now);
+            // Closed loop: one more request for each one finished; sent now, so the list stays in arrival order.
+            while (finishedSeen < scheduler.finishedCount() && !closedLoopQueue.isEmpty()) {
+                finishedSeen++;
+                arrivals.add(retimed(closedLoopQueue.poll(), now));
+            }
             progress |= driver.dispatch(scheduler.drainOps());
             if (progress) {
                 lastProgressNs = now;
             }
-            if (next == arrivals.size() && storageInFlight == 0 && due.isEmpty() && scheduler.allFinished()) {
+            if (next == arrivals.size() && closedLoopQueue.isEmpty() && storageInFlight == 0 && due.isEmpty() && scheduler.allFinished()) {
                 break;
             }
             if (now - lastProgressNs > stallTimeoutNs) {
@@ -217,6 +241,10 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
                 device.copiedBytes(), devicePorts.computeSteps(), device.mismatchExamples());
+    }
+
+    private static RequestSpec retimed(RequestSpec spec, long arrivalNs) {
+        return new RequestSpec(spec.requestId(), arrivalNs, spec.promptTokens(), spec.outputTokens(), spec.chain());
     }
 
     private void waitForNextEvent(long now, long nextArrivalNs, long startNs) {

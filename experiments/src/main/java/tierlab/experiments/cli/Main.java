@@ -27,7 +27,7 @@ import tierlab.experiments.ReplayCommand;
         version = "tierlab 0.1.0-SNAPSHOT",
         description = "Simulation-first toolkit for tiered KV-cache stores.",
         subcommands = {tierlab.experiments.run.RunCommand.class, tierlab.experiments.run.PlotCommand.class,
-            ReplayCommand.class, BenchCommand.class,
+            ReplayCommand.class, BenchCommand.class, tierlab.experiments.validate.ValidateCommand.class,
             tierlab.hunt.HuntCommand.class})
 public final class Main implements Runnable {
 

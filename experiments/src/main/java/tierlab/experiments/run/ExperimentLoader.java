@@ -221,6 +221,26 @@ public final class ExperimentLoader {
         return experiment;
     }
 
+    /**
+     * Resolves one experiment-like section that lives inside another file (a workload of
+     * {@code tierlab validate}): the same fields, defaults and checks as an experiment file's top
+     * level, without sweeps. {@code where} names the section in messages ("workloads.e1-like").
+     */
+    public static RunConfig resolveSection(Path file, String text, String where, ObjectNode section, long seed) {
+        ObjectMapper mapper = ExperimentParsing.mapperFor(file);
+        ExperimentFile spec = ExperimentParsing.bind(file, text, where, () -> mapper.treeToValue(section, ExperimentFile.class));
+        StoreSections.checkKnobNames(file, text, where, spec);
+        SchedulerSections.checkEngine(file, text, where, spec);
+        if (spec.workload() == null) {
+            throw new CommandException(file + ": " + where + ": workload: a workload needs a workload section");
+        }
+        try {
+            return resolve(spec, seed, file.toAbsolutePath().normalize().getParent(), Map.of());
+        } catch (IllegalArgumentException e) {
+            throw new CommandException(file + ": " + where + ": " + e.getMessage(), e);
+        }
+    }
+
     // ---- resolving one run --------------------------------------------------------------------
 
     /** Applies defaults and validates; an IllegalArgumentException's message starts with the field path. */

@@ -196,9 +196,9 @@ public final class RunExecutor {
     }
 
     /** The requests of each pass, generated from the run's seed. */
-    record Passes(List<String> names, List<List<RequestSpec>> requests, long warmGapNs, int clientConcurrency) {}
+    public record Passes(List<String> names, List<List<RequestSpec>> requests, long warmGapNs, int clientConcurrency) {}
 
-    Passes passes(RunConfig config) {
+    public Passes passes(RunConfig config) {
         SeedTree seeds = new SeedTree(config.seed());
         return switch (config.workload()) {
             case WorkloadPlan.LongPrefill plan -> {

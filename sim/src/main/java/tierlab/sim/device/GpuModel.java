@@ -14,10 +14,18 @@ import tierlab.model.io.OpSink;
 public final class GpuModel implements ComputePort {
     private final ComputeTiming timing;
     private final CompletionTimeline timeline;
+    private final HostThread hostThread;
     private long steps;
     private long busyNs;
 
+    /** Steps that cost the host nothing to schedule. */
     public GpuModel(GpuProfile profile, CompletionTimeline timeline) {
+        this(profile, timeline, new HostThread(new HostProfile(0, 0)));
+    }
+
+    /** Each step first takes the engine-step cost on {@code hostThread} (0 in every preset). */
+    public GpuModel(GpuProfile profile, CompletionTimeline timeline, HostThread hostThread) {
+        this.hostThread = hostThread;
         this.timing = new ComputeTiming(profile.stepOverheadNs(), profile.prefillNsPerToken(),
                 profile.attentionNsPerTokenPair(), profile.decodeNsPerSequence());
         this.timeline = timeline;
@@ -25,8 +33,8 @@ public final class GpuModel implements ComputePort {
 
     @Override
     public void step(IoOp.Compute step, OpSink sink) {
-        long nowNs = timeline.nowNs();
-        timeline.completeAt(step, nowNs + stepNs(step), sink);
+        long startNs = hostThread.step(timeline.nowNs());
+        timeline.completeAt(step, startNs + stepNs(step), sink);
     }
 
     /** How long {@code compute} takes (counted as a step of this GPU). */

@@ -5,26 +5,37 @@ import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.OpSink;
 
-/** The simulator's host↔GPU copy port: one {@link CopyEngine} per PCIe direction, completions on the virtual clock. */
+/**
+ * The simulator's host↔GPU copy port: one {@link CopyEngine} per PCIe direction, completions on the
+ * virtual clock. Each copy call first passes the {@link HostThread} (its host-side cost, 0 in every
+ * preset), then the link.
+ */
 public final class SimCopyPort implements CopyPort {
     private final CopyEngine hostToDevice;
     private final CopyEngine deviceToHost;
     private final CompletionTimeline timeline;
+    private final HostThread hostThread;
 
+    /** Copies that cost the host nothing. */
     public SimCopyPort(CopyEngine hostToDevice, CopyEngine deviceToHost, CompletionTimeline timeline) {
+        this(hostToDevice, deviceToHost, timeline, new HostThread(new HostProfile(0, 0)));
+    }
+
+    public SimCopyPort(CopyEngine hostToDevice, CopyEngine deviceToHost, CompletionTimeline timeline, HostThread hostThread) {
         this.hostToDevice = hostToDevice;
         this.deviceToHost = deviceToHost;
         this.timeline = timeline;
+        this.hostThread = hostThread;
     }
 
     @Override
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
-        timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), timeline.nowNs()), sink);
+        timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs())), sink);
     }
 
     @Override
     public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
-        timeline.completeAt(copy, deviceToHost.submit(copy.totalBytes(), timeline.nowNs()), sink);
+        timeline.completeAt(copy, deviceToHost.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs())), sink);
     }
 
     public CopyEngine hostToDevice() { return hostToDevice; }

@@ -1,0 +1,191 @@
+package tierlab.experiments.validate;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import tierlab.model.store.LookupResult.HitClass;
+import tierlab.sim.metrics.PassMetric;
+import tierlab.sim.metrics.PassMetrics;
+
+/**
+ * One workload's live runs against its simulation: every metric beside the live run-to-run spread,
+ * the paired per-request TTFT errors, and the per-request hit/miss decisions.
+ */
+final class Comparison {
+
+    /** The per-pass metrics compared, in table order. */
+    static final List<PassMetric> METRICS = List.of(PassMetric.ELAPSED_S, PassMetric.TTFT_MEAN_MS, PassMetric.TTFT_P50_MS,
+            PassMetric.TTFT_P90_MS, PassMetric.TTFT_P99_MS, PassMetric.PROMPT_TOKENS_PER_S, PassMetric.L2_READ_GIB,
+            PassMetric.L2_READ_OPS, PassMetric.L2_WRITE_GIB, PassMetric.L2_WRITE_OPS, PassMetric.L1_HIT_RATIO,
+            PassMetric.IO_URING_ENTERS);
+
+    /**
+     * One row of validation.csv.
+     *
+     * @param liveSpread     (max − min) / median of the live runs: how far live moves between repeats
+     * @param relativeError  (sim − live median) / live median; for the paired rows, the error itself
+     */
+    record Row(String workload, String pass, String metric, String unit, double liveMedian, double liveMin, double liveMax,
+               double liveSpread, double sim, double relativeError) {
+        boolean withinLiveRange() {
+            return sim >= liveMin && sim <= liveMax;
+        }
+    }
+
+    /** The decisions compared: how many requests got the same hit/miss decision, and the first that did not. */
+    record Decisions(int requests, int identical, boolean sameOrder, String firstDivergence, int liveRepeatsAgreeing,
+                     long simLookupCalls, long liveLookupCalls, String kindsThatDiffer) {}
+
+    private Comparison() {
+    }
+
+    static List<Row> rows(String workload, List<Observation> live, Observation sim) {
+        List<Row> rows = new ArrayList<>();
+        for (PassMetrics simPass : sim.passes()) {
+            for (PassMetric metric : METRICS) {
+                // The GiB metrics are bytes / 2^30: shown as bytes, so small runs keep every digit.
+                boolean gib = metric.unit().equals("GiB");
+                double scale = gib ? 1L << 30 : 1;
+                String name = gib ? metric.metricName().replace("GiB", "Bytes") : metric.metricName();
+                double[] values = live.stream().map(o -> passOf(o, simPass.pass()))
+                        .filter(p -> p != null).mapToDouble(p -> Math.round(p.value(metric) * scale * 1e3) / 1e3).toArray();
+                rows.add(row(workload, simPass.pass(), name, gib ? "bytes" : metric.unit(), values,
+                        Math.round(simPass.value(metric) * scale * 1e3) / 1e3));
+            }
+        }
+        rows.addAll(pairedTtft(workload, live, sim));
+        return rows;
+    }
+
+    private static PassMetrics passOf(Observation observation, String pass) {
+        return observation.passes().stream().filter(p -> p.pass().equals(pass)).findFirst().orElse(null);
+    }
+
+    static Row row(String workload, String pass, String metric, String unit, double[] liveValues, double sim) {
+        double median = median(liveValues);
+        double min = Arrays.stream(liveValues).min().orElse(Double.NaN);
+        double max = Arrays.stream(liveValues).max().orElse(Double.NaN);
+        return new Row(workload, pass, metric, unit, median, min, max, relative(max - min, median), sim,
+                relative(sim - median, median));
+    }
+
+    /**
+     * Per request: the simulated TTFT against the median of its live TTFTs. Rows: the median and
+     * p90 of |error|, and beside them the same figures of the live runs against their own median
+     * (how far a live repeat lands from the others, request by request).
+     */
+    static List<Row> pairedTtft(String workload, List<Observation> live, Observation sim) {
+        List<Double> simErrors = new ArrayList<>();
+        List<Double> liveErrors = new ArrayList<>();
+        for (Map.Entry<Long, Long> entry : sim.ttftNsByRequest().entrySet()) {
+            double[] liveTtfts = live.stream().map(o -> o.ttftNsByRequest().get(entry.getKey())).filter(v -> v != null)
+                    .mapToDouble(Long::doubleValue).toArray();
+            if (liveTtfts.length == 0) {
+                continue;
+            }
+            double median = median(liveTtfts);
+            simErrors.add(Math.abs(relative(entry.getValue() - median, median)));
+            for (double value : liveTtfts) {
+                liveErrors.add(Math.abs(relative(value - median, median)));
+            }
+        }
+        double[] simAbs = simErrors.stream().mapToDouble(Double::doubleValue).filter(Double::isFinite).toArray();
+        double[] liveAbs = liveErrors.stream().mapToDouble(Double::doubleValue).filter(Double::isFinite).toArray();
+        return List.of(
+                new Row(workload, "all", "ttftPerRequestAbsErrorP50", "ratio", Double.NaN, Double.NaN, Double.NaN,
+                        percentile(liveAbs, 50), Double.NaN, percentile(simAbs, 50)),
+                new Row(workload, "all", "ttftPerRequestAbsErrorP90", "ratio", Double.NaN, Double.NaN, Double.NaN,
+                        percentile(liveAbs, 90), Double.NaN, percentile(simAbs, 90)));
+    }
+
+    /** The sim's per-request decisions against the first live run's, and how many live runs agree with the sim. */
+    static Decisions decisions(List<Observation> live, Observation sim) {
+        Observation first = live.getFirst();
+        int identical = 0;
+        String divergence = null;
+        for (Observation.Decision simDecision : sim.lookups().values()) {
+            Observation.Decision liveDecision = first.lookups().get(simDecision.requestId());
+            if (simDecision.equals(liveDecision)) {
+                identical++;
+            } else if (divergence == null) {
+                divergence = "request " + simDecision.requestId() + ": sim " + simDecision + ", live "
+                        + (liveDecision == null ? "no lookup" : liveDecision) + " (" + cause(simDecision, liveDecision) + ")";
+            }
+        }
+        for (Observation.Decision liveDecision : first.lookups().values()) {
+            if (!sim.lookups().containsKey(liveDecision.requestId()) && divergence == null) {
+                divergence = "request " + liveDecision.requestId() + ": looked up live only";
+            }
+        }
+        boolean sameOrder = new ArrayList<>(sim.lookups().keySet()).equals(new ArrayList<>(first.lookups().keySet()));
+        int agreeing = (int) live.stream().filter(o -> o.lookups().equals(sim.lookups())).count();
+        return new Decisions(sim.lookups().size(), identical, sameOrder, divergence, agreeing, sim.lookupCalls(), first.lookupCalls(),
+                kindsThatDiffer(sim.decisionKinds(), first.decisionKinds()));
+    }
+
+    /**
+     * The decision kinds (beyond lookups) whose counts differ between the simulation and the first
+     * live run, "kind sim/live" each; empty when every count agrees. Op records ("op-read") count
+     * the operations issued, so a differing count names the step where the runs parted.
+     */
+    static String kindsThatDiffer(Map<String, Long> sim, Map<String, Long> live) {
+        java.util.TreeSet<String> kinds = new java.util.TreeSet<>(sim.keySet());
+        kinds.addAll(live.keySet());
+        StringBuilder text = new StringBuilder();
+        for (String kind : kinds) {
+            long simCount = sim.getOrDefault(kind, 0L);
+            long liveCount = live.getOrDefault(kind, 0L);
+            if (simCount != liveCount) {
+                text.append(text.isEmpty() ? "" : "; ").append(kind).append(' ').append(simCount).append('/').append(liveCount);
+            }
+        }
+        return text.toString();
+    }
+
+    /** What a differing decision says about its cause. */
+    static String cause(Observation.Decision sim, Observation.Decision live) {
+        if (live == null) {
+            return "the request was not looked up live: the run did not finish it";
+        }
+        if (sim.startBlock() != live.startBlock()) {
+            return "the request had computed a different number of blocks before its lookup: it was preempted or its"
+                    + " admission was deferred in one run and not the other, an order that timing decides";
+        }
+        if (sim.hitBlocks() != live.hitBlocks()) {
+            return "a different prefix was indexed when it looked up: an earlier request's save had committed in one run and"
+                    + " was still in flight in the other (write completion times differ)";
+        }
+        if (sim.hitClass() != live.hitClass()) {
+            boolean l1Lost = sim.hitClass() == HitClass.L1 || live.hitClass() == HitClass.L2;
+            return l1Lost ? "the same blocks were hit, but in one run part of them had left L1: evictions follow the order"
+                    + " in which loads, promotions and saves completed" : "the same blocks were hit from different tiers";
+        }
+        return "same decision";
+    }
+
+    static double relative(double difference, double base) {
+        if (base == 0) {
+            return difference == 0 ? 0 : Double.NaN;
+        }
+        return difference / base;
+    }
+
+    static double median(double[] values) {
+        return percentile(values, 50);
+    }
+
+    /** The nearest-rank percentile (the median of an even count is the mean of the middle two). */
+    static double percentile(double[] values, double percentile) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        if (percentile == 50 && sorted.length % 2 == 0) {
+            return (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        }
+        int rank = (int) Math.ceil(percentile / 100 * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+}

@@ -1,0 +1,97 @@
+package tierlab.experiments.validate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.store.StoreCounter;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+import tierlab.sim.metrics.PassMetrics;
+
+/**
+ * What one run of a workload showed, live or simulated, in the same terms: per-pass metrics, every
+ * request's TTFT, the store's hit/miss decision for every request, and L2 bytes over time.
+ *
+ * @param lookups      per request, in the order the store decided them: the decision that admitted
+ *                     it (its last lookup: hit class, first block, blocks hit); blocks before
+ *                     {@code startBlock + hitBlocks} came from the store, the rest were computed
+ * @param lookupCalls  lookups made in all (a request parked or waiting for a lease looks up again)
+ * @param decisionKinds how many decisions of each kind the run made (promotion-join, evict, ...): the
+ *                     decisions beyond lookups, whose counts show where two runs took different paths
+ * @param l2Timeline   {time from the run's start (ns), L2 bytes read so far, L2 bytes written so far}, counted
+ *                     as their operations complete
+ */
+record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, Long> ttftNsByRequest,
+                   Map<Long, Decision> lookups, long lookupCalls, Map<String, Long> decisionKinds, List<long[]> l2Timeline, long wallNs, long realMatches,
+                   long realMismatches, String failure, String decisionHash, String backend) {
+
+    /** One request's lookup decision. */
+    record Decision(long requestId, HitClass hitClass, int startBlock, int hitBlocks) {
+        @Override
+        public String toString() {
+            return hitClass + " from block " + startBlock + ", " + hitBlocks + " blocks hit";
+        }
+    }
+
+    /**
+     * Listens to a run's decision trace: records lookups and samples L2 bytes against the run's
+     * clock. It only observes; the decisions and their hash are the run's own.
+     */
+    static final class Recorder implements DecisionTrace.DecisionListener {
+        /** At most one timeline point per this much time: a few hundred points per run. */
+        private static final long TIMELINE_STEP_NS = 50_000_000L;
+        private LongSupplier clock = () -> 0;
+        private TieredStore store;
+        private long laneBytes;
+        private long offsetNs;
+        private boolean pointTaken;
+        private long lastPointNs;
+        final Map<Long, Decision> lookups = new LinkedHashMap<>();
+        long lookupCalls;
+        final Map<String, Long> kinds = new java.util.TreeMap<>();
+        final List<long[]> timeline = new ArrayList<>();
+
+        void attach(TieredStore observed, LongSupplier runClock) {
+            this.store = observed;
+            this.clock = runClock;
+            this.laneBytes = observed.settings().geometry().laneBytes();
+        }
+
+        /** Live passes each restart their clock at 0: later passes are shifted by the time before them. */
+        void offset(long passOffsetNs) {
+            this.offsetNs = passOffsetNs;
+        }
+
+        @Override
+        public void onDecision(String kind, long[] values) {
+            kinds.merge(kind, 1L, Long::sum);
+            if (kind.equals("lookup")) {
+                lookupCalls++;
+                // Re-inserted so the map's order is the order of each request's final decision.
+                lookups.remove(values[0]);
+                lookups.put(values[0], new Decision(values[0], HitClass.values()[(int) values[1]], (int) values[2], (int) values[3]));
+            }
+            if (store != null) {
+                long nowNs = offsetNs + clock.getAsLong();
+                if (!pointTaken || nowNs - lastPointNs >= TIMELINE_STEP_NS) {
+                    point(nowNs);
+                }
+            }
+        }
+
+        /**
+         * A point now (also at the end of a pass, so the last bytes are on the chart). Bytes are
+         * counted when their operation completes (published promotions, committed store units, one
+         * lane each), the same rule in both modes, so the chart shows when the device delivered.
+         */
+        void point(long nowNs) {
+            timeline.add(new long[] {nowNs, store.counter(StoreCounter.PROMOTIONS_PUBLISHED) * laneBytes,
+                    store.counter(StoreCounter.STORE_UNITS_COMMITTED) * laneBytes});
+            lastPointNs = nowNs;
+            pointTaken = true;
+        }
+    }
+}

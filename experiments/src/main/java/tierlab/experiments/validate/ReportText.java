@@ -1,0 +1,147 @@
+package tierlab.experiments.validate;
+
+import static tierlab.experiments.validate.ValidationReport.fmt;
+import static tierlab.experiments.validate.ValidationReport.pct;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/** {@code report.md}: the host, the calibration, each workload's table, decisions, and a paragraph on every metric off by more than 10%. */
+final class ReportText {
+
+    private ReportText() {
+    }
+
+    static String render(ValidationFile file, String command, String hostLine, String calibration,
+                         List<ValidationReport.WorkloadResult> results, List<String> chartFailures) {
+        StringBuilder md = new StringBuilder();
+        md.append("# Validation: ").append(file.name()).append("\n\n");
+        if (!file.description().isBlank()) {
+            md.append(file.description().strip()).append("\n\n");
+        }
+        md.append("Command: `").append(command).append("`\n\n");
+        md.append("Host: ").append(hostLine).append("\n\n");
+        md.append("Each workload ran live ").append(file.repeats()).append(" time(s) (wall clock, io_uring on a real L2 file,")
+                .append(" a real pinned L1, every load and staging copy checked against its payload) and once in the simulator")
+                .append(" on the fitted profile with the same seed (").append(file.seed()).append("). Relative error = (sim − live")
+                .append(" median) / live median; spread = (max − min) / median of the live runs. **Bold**: more than 10% off.\n\n");
+        md.append("## Calibration\n\n```\n").append(calibration.strip()).append("\n```\n\n");
+        for (ValidationReport.WorkloadResult result : results) {
+            md.append("## ").append(result.name()).append("\n\n");
+            for (Observation live : result.live()) {
+                md.append("- live run ").append(live.repeat() + 1).append(": ").append(fmt(live.wallNs() / 1e9)).append(" s, ")
+                        .append(live.backend()).append(", payload checks ").append(String.format(Locale.ROOT, "%,d", live.realMatches()))
+                        .append(" matched, ").append(live.realMismatches()).append(" mismatched")
+                        .append(live.failure() == null ? "" : ", **failed: " + live.failure() + "**").append('\n');
+            }
+            md.append("- simulation: ").append(String.format(Locale.ROOT, "%.2f", result.sim().wallNs() / 1e9)).append(" s of wall time")
+                    .append(result.sim().failure() == null ? "" : ", **failed: " + result.sim().failure() + "**").append('\n');
+            md.append("- not in the model (live-mode emulation): the model thread fills every computed block with its payload,"
+                    + " measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB())).append(" ns/MiB:");
+            for (var pass : result.sim().passes()) {
+                md.append(' ').append(pass.pass()).append(' ').append(String.format(Locale.ROOT, "%.2f s", result.fillSeconds(pass.pass())));
+            }
+            md.append("\n\n");
+            md.append("| pass | metric | live median | live min – max | spread | sim | error |\n");
+            md.append("|---|---|---:|---:|---:|---:|---:|\n");
+            for (Comparison.Row row : result.rows()) {
+                boolean off = Math.abs(row.relativeError()) > ValidationReport.DISCUSS_ABOVE;
+                String error = pct(row.relativeError());
+                md.append("| ").append(row.pass()).append(" | ").append(row.metric()).append(" (").append(row.unit()).append(") | ")
+                        .append(fmt(row.liveMedian())).append(" | ")
+                        .append(Double.isNaN(row.liveMin()) ? "–" : fmt(row.liveMin()) + " – " + fmt(row.liveMax())).append(" | ")
+                        .append(pct(row.liveSpread()).replace("+", "")).append(" | ").append(fmt(row.sim())).append(" | ")
+                        .append(off ? "**" + error + "**" : error).append(" |\n");
+            }
+            Comparison.Decisions d = result.decisions();
+            md.append("\nDecisions (each request's lookup: hit class, first block, blocks hit): ").append(d.identical()).append(" of ")
+                    .append(d.requests()).append(" identical to the first live run's, in ")
+                    .append(d.sameOrder() ? "the same order" : "a different order").append("; ").append(d.liveRepeatsAgreeing())
+                    .append(" of ").append(result.live().size()).append(" live runs identical to the simulation; lookups made: sim ")
+                    .append(d.simLookupCalls()).append(", live ").append(d.liveLookupCalls()).append(".");
+            md.append(d.firstDivergence() == null ? " No divergence in the lookups." : " First divergence: " + d.firstDivergence() + ".");
+            md.append(d.kindsThatDiffer().isEmpty() ? " Every other decision kind was made as often in both runs.\n\n"
+                    : " Decision kinds made a different number of times (sim/live): " + d.kindsThatDiffer()
+                    + ". These are decisions that timing decides: which read joins a promotion already in flight, which"
+                    + " request waits for a lease or a staging slot, when a request is parked.\n\n");
+            md.append("Charts: `ttft-scatter-").append(result.name()).append(".png`, `ttft-cdf-").append(result.name())
+                    .append(".png`, `l2-throughput-").append(result.name()).append(".png`.\n\n");
+        }
+        md.append("## Discussion of every metric more than 10% off\n\n");
+        boolean any = false;
+        for (ValidationReport.WorkloadResult result : results) {
+            for (Comparison.Row row : result.rows()) {
+                if (Math.abs(row.relativeError()) > ValidationReport.DISCUSS_ABOVE) {
+                    any = true;
+                    md.append("- **").append(result.name()).append(' ').append(row.pass()).append('.').append(row.metric())
+                            .append("** ").append(pct(row.relativeError())).append(": ").append(explain(row, result.decisions()))
+                            .append(fillNote(row, result))
+                            .append('\n');
+                }
+            }
+        }
+        if (!any) {
+            md.append("None.\n");
+        }
+        md.append('\n');
+        if (!chartFailures.isEmpty()) {
+            md.append("## Charts that failed\n\n");
+            chartFailures.forEach(line -> md.append("- ").append(line).append('\n'));
+            md.append("\nEvery table above and `validation.csv` were written before any chart was drawn.\n");
+        }
+        return md.toString();
+    }
+
+    /** Why a metric can be off, from what the model does and does not contain; the numbers say which case this is. */
+    static String explain(Comparison.Row row, Comparison.Decisions decisions) {
+        String within = row.withinLiveRange() ? " The simulated value lies within the live runs' own range (spread "
+                + pct(row.liveSpread()).replace("+", "") + "), so this error is not distinguishable from live noise."
+                : Double.isNaN(row.liveSpread()) ? "" : " Live runs spread " + pct(row.liveSpread()).replace("+", "") + " among themselves.";
+        String decisionNote = decisions.identical() == decisions.requests() ? ""
+                : " Decisions differ for " + (decisions.requests() - decisions.identical()) + " of " + decisions.requests()
+                        + " requests, so part of this is a different run, not a different clock.";
+        String metric = row.metric();
+        if (metric.startsWith("l2") || metric.equals("l1HitRatio")) {
+            return "bytes, operations and hit ratios follow from the decisions alone (no timing term enters them)."
+                    + (decisionNote.isEmpty() ? (decisions.kindsThatDiffer().isEmpty()
+                    ? " Every decision count agrees, so this is a counting difference to investigate."
+                    : " The lookups agree, but not every decision behind them: " + decisions.kindsThatDiffer()
+                    + " (sim/live).") : decisionNote) + within;
+        }
+        if (metric.equals("ioUringEnters")) {
+            return "the simulator counts one io_uring_enter per submission on one submitter thread; live spreads submissions"
+                    + " over the engine's ring threads (8 by default), and a busy ring folds several submissions into one enter"
+                    + " while a large read split into transfers can take more than one. The model has no ring count." + within;
+        }
+        if (metric.startsWith("ttftPerRequest")) {
+            return "the per-request error is the sum of every timing difference below, request by request; the live runs'"
+                    + " own per-request spread (" + pct(row.liveSpread()).replace("+", "") + ") is the floor it can reach.";
+        }
+        boolean simFaster = (metric.equals("promptTokensPerS") ? -row.relativeError() : row.relativeError()) < 0;
+        return (simFaster
+                ? "the simulation is faster than live. Live pays costs the model does not contain: the hand-off of each"
+                + " completion from a ring thread to the model thread (a queue poll), the model thread's filling of every"
+                + " computed block with its payload pattern (there is no GPU to write KV; this is live-mode emulation, a"
+                + " live-mode cost to remove, not a model term), JVM pauses, and on a shared VM other processes' CPU."
+                : "the simulation is slower than live. The model charges more than live spends: the NVMe fit (a short grid"
+                + " of sizes and depths) over-predicts service time at this workload's transfer sizes and depths, or host"
+                + " costs measured one at a time overlap with device time in live.") + decisionNote + within;
+    }
+
+    /** For a time metric that live needs longer for: how much of the pass the unmodelled payload fill takes. */
+    static String fillNote(Comparison.Row row, ValidationReport.WorkloadResult result) {
+        if (!row.metric().equals("elapsedS") || row.relativeError() >= 0 || row.liveMedian() <= 0) {
+            return "";
+        }
+        double fill = result.fillSeconds(row.pass());
+        return String.format(Locale.ROOT, " In this pass the payload fill alone took about %.2f s of the model thread"
+                + " (%.0f%% of the live median; the gap is %.2f s).", fill, 100 * fill / row.liveMedian(), row.liveMedian() - row.sim());
+    }
+
+    static void write(Path folder, String text) throws IOException {
+        Files.writeString(folder.resolve(ValidationReport.REPORT), text);
+    }
+}

@@ -1,0 +1,192 @@
+package tierlab.experiments.validate;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import tierlab.bench.calibration.HostCostBench;
+import tierlab.engine.persist.CallerPaths;
+import tierlab.experiments.AtomicOutputDirectory;
+import tierlab.experiments.CommandException;
+import tierlab.experiments.ExitCleanup;
+import tierlab.experiments.run.ChartRenderer;
+import tierlab.experiments.run.RunExecutor;
+import tierlab.sim.device.DeviceProfile;
+
+/**
+ * {@code tierlab validate FILE}: how far the simulator can be trusted on this host. Calibrates the
+ * host (or takes a fitted profile), runs every workload of the file live several times and once in
+ * the simulator, and writes the comparison to {@code out/NAME/} (docs/validation.md).
+ */
+@Command(name = "validate", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Runs each workload of a validation file live (wall clock, io_uring, a real pinned L1 and L2 file,"
+                + " payloads verified) several times and in the simulator on this host's fitted profile, and writes"
+                + " validation.csv, decisions.csv, charts and report.md to out/NAME (replaced whole). Without a"
+                + " 'profile' in the file (or --profile) it first calibrates this host: the NVMe model from the live"
+                + " engine's sweep and the host costs from microbenchmarks. See docs/validation.md;"
+                + " experiments/catalog/validation.yaml is the catalogue's file."})
+public final class ValidateCommand implements Callable<Integer> {
+
+    /** How charts reach their files; a test puts one that fails here, as a host without fonts does. */
+    static volatile ChartRenderer.ChartWriter chartWriter = ChartRenderer.FILES;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "The validation file (.yaml, .yml or .json).")
+    private Path file;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Output folder, replaced whole [default: out/NAME].")
+    private Path out;
+
+    @Option(names = "--profile", paramLabel = "FILE",
+            description = "A fitted device profile to simulate on instead of calibrating now (overrides the file's 'profile').")
+    private Path profile;
+
+    @Option(names = "--repeats", paramLabel = "N", description = "Live runs per workload [default: the file's 'repeats', 3].")
+    private Integer repeats;
+
+    @Option(names = {"-q", "--quiet"}, description = "No progress output; only the summary at the end.")
+    private boolean quiet;
+
+    @Override
+    public Integer call() throws IOException {
+        if (repeats != null && (repeats < 1 || repeats > 100)) {
+            throw new ParameterException(spec.commandLine(), "--repeats: must be from 1 to 100, was " + repeats);
+        }
+        file = CallerPaths.resolve(file);
+        out = CallerPaths.resolve(out);
+        profile = CallerPaths.resolve(profile);
+        if (profile != null && !Files.isRegularFile(profile)) {
+            throw new CommandException("--profile: no such profile file: " + profile);
+        }
+        // The whole file is checked first, on the preset, so a bad field costs no calibration.
+        ValidationFile checked = ValidationFile.load(file, "qwen3-8b-h100");
+        Path given = profile != null ? profile : ValidationFile.profileOf(file);
+        Path target = out != null ? out : Path.of("out", checked.name());
+        Set<String> owned = new LinkedHashSet<>(List.of(ValidationReport.CSV, ValidationReport.DECISIONS_CSV,
+                ValidationReport.REPORT, ValidationReport.PROFILE));
+        checked.workloads().keySet().forEach(name -> owned.addAll(ValidationReport.chartNames(name)));
+        AtomicOutputDirectory.checkReplaceable(target, owned);
+        PrintWriter stdout = spec.commandLine().getOut();
+        Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + checked.name() + ".validate-scratch");
+        String command = "tierlab validate " + file.getFileName() + (profile != null ? " --profile " + profile : "")
+                + (repeats != null ? " --repeats " + repeats : "");
+        try (ExitCleanup.Registration cleanup = ExitCleanup.register(() -> deleteTree(scratch))) {
+            Files.createDirectories(scratch);
+            String calibrationText;
+            DeviceProfile fitted;
+            if (given != null) {
+                fitted = loadProfile(given);
+                calibrationText = "Profile given: " + given + "\n\n" + fitted.toYaml("");
+            } else {
+                HostCalibration.Result calibration = HostCalibration.run(checked.calibration(), scratch,
+                        checked.workloads().values().iterator().next().config().workload().geometry(), checked.name() + "-host",
+                        line -> progress(stdout, line));
+                fitted = calibration.profile();
+                calibrationText = calibration.header(command) + "\n\n" + fitted.toYaml("");
+            }
+            Path profileFile = scratch.resolve(ValidationReport.PROFILE);
+            Files.writeString(profileFile, fitted.toYaml(calibrationText.lines().takeWhile(l -> !l.isBlank())
+                    .reduce("", (a, b) -> a + b + "\n")));
+            ValidationFile validation = ValidationFile.load(file, profileFile.toString());
+            int runs = repeats != null ? repeats : validation.repeats();
+            List<ValidationReport.WorkloadResult> results = new ArrayList<>();
+            RunExecutor generator = new RunExecutor(scratch);
+            for (ValidationFile.Workload workload : validation.workloads().values()) {
+                RunExecutor.Passes passes = generator.passes(workload.config());
+                List<Observation> live = new ArrayList<>();
+                for (int repeat = 0; repeat < runs; repeat++) {
+                    Observation observed = WorkloadRunner.live(workload.config(), passes, repeat, scratch);
+                    progress(stdout, String.format(Locale.ROOT, "%s: live run %d of %d: %.2f s%s", workload.name(), repeat + 1, runs,
+                            observed.wallNs() / 1e9, observed.failure() == null ? "" : " (failed: " + observed.failure() + ")"));
+                    live.add(observed);
+                }
+                Observation sim = WorkloadRunner.simulate(workload.config(), passes);
+                progress(stdout, workload.name() + ": simulated" + (sim.failure() == null ? "" : " (failed: " + sim.failure() + ")"));
+                var geometry = workload.config().workload().geometry();
+                double fillNsPerMiB = HostCostBench.computeFillNsPerMiB(geometry, 200);
+                results.add(new ValidationReport.WorkloadResult(workload.name(), live, sim,
+                        Comparison.rows(workload.name(), live, sim), Comparison.decisions(live, sim),
+                        geometry.blockBytes() / geometry.blockTokens(), fillNsPerMiB));
+            }
+            String host = HostDescription.describe(scratch, results.getFirst().live().getFirst().backend());
+            List<String> chartFailures = new ArrayList<>();
+            String profileYaml = Files.readString(profileFile);
+            AtomicOutputDirectory.write(target, owned, folder -> {
+                // Tables, profile and report first: a chart that fails below cannot cost them.
+                ValidationReport.writeTables(folder, results);
+                Files.writeString(folder.resolve(ValidationReport.PROFILE), profileYaml);
+                ReportText.write(folder, ReportText.render(validation, command, host, calibrationText, results, List.of()));
+                chartFailures.addAll(ValidationReport.writeCharts(folder, results, chartWriter));
+                if (!chartFailures.isEmpty()) {
+                    ReportText.write(folder, ReportText.render(validation, command, host, calibrationText, results, chartFailures));
+                }
+            });
+            summary(stdout, target, results, chartFailures);
+            return results.stream().anyMatch(ValidationReport.WorkloadResult::failed) ? 1 : 0;
+        } finally {
+            deleteTree(scratch);
+        }
+    }
+
+    private static DeviceProfile loadProfile(Path file) {
+        try {
+            return DeviceProfile.load(file);
+        } catch (IllegalArgumentException e) {
+            throw new CommandException(e.getMessage(), e);
+        }
+    }
+
+    private void progress(PrintWriter stdout, String line) {
+        if (!quiet) {
+            stdout.println("tierlab validate: " + line);
+            stdout.flush();
+        }
+    }
+
+    private static void summary(PrintWriter stdout, Path target, List<ValidationReport.WorkloadResult> results,
+                                List<String> chartFailures) {
+        for (ValidationReport.WorkloadResult result : results) {
+            StringBuilder line = new StringBuilder(result.name()).append(':');
+            for (Comparison.Row row : result.rows()) {
+                if (row.metric().equals("elapsedS") || row.metric().equals("ttftP50Ms")) {
+                    line.append(' ').append(row.pass()).append('.').append(row.metric()).append(' ')
+                            .append(ValidationReport.pct(row.relativeError()));
+                }
+            }
+            Comparison.Decisions d = result.decisions();
+            line.append("; decisions ").append(d.identical()).append('/').append(d.requests()).append(" identical");
+            if (result.failed()) {
+                line.append("; a run FAILED (see report.md)");
+            }
+            stdout.println(line);
+        }
+        chartFailures.forEach(failure -> stdout.println("tierlab validate: chart not written: " + failure));
+        stdout.println("tierlab validate: wrote " + target.resolve(ValidationReport.REPORT));
+        stdout.flush();
+    }
+
+    private static void deleteTree(Path folder) {
+        if (!Files.exists(folder)) {
+            return;
+        }
+        try (var paths = Files.walk(folder)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(ValidationReport::deleteQuietly);
+        } catch (IOException ignored) {
+            // Scratch only; the next run of the same file cleans it.
+        }
+    }
+}

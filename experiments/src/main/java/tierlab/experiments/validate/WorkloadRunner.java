@@ -1,0 +1,169 @@
+package tierlab.experiments.validate;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import tierlab.engine.PinnedArena;
+import tierlab.engine.StoragePorts;
+import tierlab.engine.live.LiveRuntime;
+import tierlab.experiments.CommandException;
+import tierlab.experiments.run.RunConfig;
+import tierlab.experiments.run.RunExecutor;
+import tierlab.model.io.ComputeTiming;
+import tierlab.model.io.StoragePort;
+import tierlab.model.sched.RequestOutcome;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.serving.ServingEngine;
+import tierlab.model.serving.ServingEngines;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
+import tierlab.sim.SimRuntime;
+import tierlab.sim.device.GpuProfile;
+import tierlab.sim.kernel.SeedTree;
+import tierlab.sim.metrics.CounterSnapshot;
+import tierlab.sim.metrics.PassMetrics;
+
+/**
+ * Runs one workload live (wall clock, the io_uring engine on a real L2 file, a real pinned L1,
+ * every load and staging copy checked against its payload) or in the simulator (the fitted
+ * profile, the same seed), passes and closed-loop client exactly as {@code tierlab run} does, and
+ * observes both the same way ({@link Observation.Recorder}).
+ */
+final class WorkloadRunner {
+    /** A live run that sees no progress at all for this long reports a stall instead of waiting forever. */
+    private static final long LIVE_STALL_TIMEOUT_NS = 30_000_000_000L;
+
+    private WorkloadRunner() {
+    }
+
+    static Observation simulate(RunConfig config, RunExecutor.Passes passes) {
+        Observation.Recorder recorder = new Observation.Recorder();
+        DecisionTrace trace = new DecisionTrace(0, recorder);
+        TieredStore store = new TieredStore(config.store(), trace);
+        ServingEngine engine = ServingEngines.create(config.scheduler(), store, trace);
+        SeedTree seeds = new SeedTree(config.seed());
+        SimRuntime runtime = new SimRuntime(engine, config.device(), new SeedTree(seeds.seedOf("runtime")));
+        runtime.setCheckInvariants(config.checkInvariants());
+        recorder.attach(store, runtime::nowNs);
+        List<PassMetrics> metrics = new ArrayList<>();
+        Map<Long, Long> ttft = new LinkedHashMap<>();
+        String failure = null;
+        long startNs = System.nanoTime();
+        try {
+            for (int index = 0; index < passes.names().size(); index++) {
+                List<RequestSpec> requests = passes.requests().get(index);
+                if (index > 0) {
+                    requests = shifted(requests, runtime.simulator().nowNs() + passes.warmGapNs());
+                }
+                CounterSnapshot start = runtime.counterSnapshot();
+                if (passes.clientConcurrency() > 0) {
+                    runtime.submitClosedLoop(requests, passes.clientConcurrency(), requests.getFirst().arrivalNs());
+                } else {
+                    requests.forEach(runtime::submit);
+                }
+                runtime.run();
+                recorder.point(runtime.nowNs());
+                failure = pass(passes.names().get(index), requests, engine, start, runtime.counterSnapshot(), metrics, ttft);
+                if (failure != null) {
+                    break;
+                }
+            }
+            if (failure == null) {
+                store.checkInvariants();
+            }
+        } catch (RuntimeException e) {
+            failure = CommandException.describe(e);
+        }
+        return new Observation("sim", 0, metrics, ttft, recorder.lookups,
+                recorder.lookupCalls, recorder.kinds, recorder.timeline, System.nanoTime() - startNs, runtime.ledger().loadMatches(),
+                runtime.ledger().mismatches(), failure, HexFormat.of().toHexDigits(trace.hash()), runtime.storage().name());
+    }
+
+    static Observation live(RunConfig config, RunExecutor.Passes passes, int repeat, Path scratch) {
+        Observation.Recorder recorder = new Observation.Recorder();
+        DecisionTrace trace = new DecisionTrace(0, recorder);
+        TieredStore store = new TieredStore(config.store(), trace);
+        ServingEngine engine = ServingEngines.create(config.scheduler(), store, trace);
+        GpuProfile gpu = config.device().gpu();
+        ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
+                gpu.decodeNsPerSequence());
+        List<PassMetrics> metrics = new ArrayList<>();
+        Map<Long, Long> ttft = new LinkedHashMap<>();
+        String failure = null;
+        String backend = "not opened";
+        long offsetNs = 0;
+        long matches = 0;
+        long mismatches = 0;
+        Path l2 = scratch.resolve("validate-l2-" + ProcessHandle.current().pid() + ".bin");
+        try {
+            Files.createDirectories(scratch);
+            try (PinnedArena arena = PinnedArena.allocate(config.store().l1CapacityBytes(), true);
+                 StoragePort port = StoragePorts.open(l2, arena, config.store().l2CapacityBytes());
+                 LiveRuntime runtime = new LiveRuntime(engine, port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
+                backend = port.name() + (arena.lockStatus().locked() ? ", L1 mlocked" : ", L1 not mlocked: "
+                        + arena.lockStatus().reason());
+                recorder.attach(store, runtime::nowNs);
+                for (int index = 0; index < passes.names().size(); index++) {
+                    List<RequestSpec> requests = shifted(passes.requests().get(index), 0);
+                    CounterSnapshot start = CounterSnapshot.of(engine, offsetNs, StoragePorts.submissions(port), matches, mismatches, 0);
+                    recorder.offset(offsetNs);
+                    LiveRuntime.Report report = runtime.run(requests, passes.clientConcurrency());
+                    matches += report.loadMatches();
+                    mismatches += report.mismatches();
+                    offsetNs += report.wallNs();
+                    recorder.offset(0);
+                    recorder.point(offsetNs);
+                    CounterSnapshot end = CounterSnapshot.of(engine, offsetNs, StoragePorts.submissions(port), matches, mismatches, 0);
+                    failure = pass(passes.names().get(index), requests, engine, start, end, metrics, ttft);
+                    if (failure != null) {
+                        break;
+                    }
+                }
+                if (failure == null) {
+                    store.checkInvariants();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            failure = CommandException.describe(e);
+        } finally {
+            try {
+                Files.deleteIfExists(l2);
+            } catch (IOException ignored) {
+                // A leftover scratch file is the only cost; the run's figures do not depend on it.
+            }
+        }
+        if (failure == null && mismatches > 0) {
+            failure = mismatches + " loads or staging copies did not hold their key's bytes";
+        }
+        return new Observation("live", repeat, metrics, ttft, recorder.lookups, recorder.lookupCalls, recorder.kinds, recorder.timeline, offsetNs,
+                matches, mismatches, failure, HexFormat.of().toHexDigits(trace.hash()), backend);
+    }
+
+    /** Adds a finished pass's metrics and TTFTs; returns a failure when not every request finished. */
+    private static String pass(String name, List<RequestSpec> requests, ServingEngine engine, CounterSnapshot start,
+                               CounterSnapshot end, List<PassMetrics> metrics, Map<Long, Long> ttft) {
+        Set<Long> ids = new HashSet<>();
+        requests.forEach(r -> ids.add(r.requestId()));
+        List<RequestOutcome> outcomes = engine.finished().stream().filter(o -> ids.contains(o.requestId())).toList();
+        metrics.add(PassMetrics.of(name, outcomes, start, end));
+        outcomes.forEach(o -> ttft.put(o.requestId(), o.ttftNs()));
+        return outcomes.size() == requests.size() ? null
+                : (requests.size() - outcomes.size()) + " of " + requests.size() + " requests of the " + name + " pass never finished";
+    }
+
+    private static List<RequestSpec> shifted(List<RequestSpec> requests, long startNs) {
+        if (requests.isEmpty()) {
+            return requests;
+        }
+        long first = requests.stream().mapToLong(RequestSpec::arrivalNs).min().orElse(0);
+        return requests.stream().map(r -> new RequestSpec(r.requestId(), r.arrivalNs() - first + startNs,
+                r.promptTokens(), r.outputTokens(), r.chain())).toList();
+    }
+}

@@ -1,0 +1,148 @@
+package tierlab.experiments.validate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import tierlab.engine.IoUringBackend;
+import tierlab.experiments.cli.Main;
+import tierlab.experiments.run.ChartRenderer;
+import tierlab.hunt.testkit.CommandRun;
+import tierlab.model.testkit.TestDirectories;
+import tierlab.sim.device.DeviceProfile;
+
+/**
+ * The small variant of {@code tierlab validate} (seconds, tiny KV shape, a given profile so nothing
+ * is calibrated): every metric is produced for every workload and pass, and the decisions are
+ * compared. No timing is asserted: this VM's timing is not the point here.
+ */
+class ValidateCommandTest {
+
+    private static final String WORKLOADS = """
+            workloads:
+              prefill:
+                workload: {type: long-prefill, model: tiny, prompts: 6, promptTokens: 256}
+                store: {l1CapacityGiB: 0.001, l2CapacityGiB: 0.01}
+                scheduler: {concurrency: 4, gpuKvBlocks: 256, prefetchMaxRequests: 0}
+              closed-loop:
+                workload: {type: long-prefill, model: tiny, prompts: 6, promptTokens: 256, clientConcurrency: 2}
+                store: {l1CapacityGiB: 0.001, l2CapacityGiB: 0.01}
+                scheduler: {concurrency: 2, gpuKvBlocks: 256, prefetchMaxRequests: 2}
+            """;
+
+    @AfterEach
+    void restoreCharts() {
+        ValidateCommand.chartWriter = ChartRenderer.FILES;
+    }
+
+    private static Path fixture(String name) throws IOException {
+        Path dir = TestDirectories.underTarget("validate-" + name);
+        DeviceProfile preset = DeviceProfile.preset("qwen3-8b-h100");
+        Files.writeString(dir.resolve("profile.yaml"), preset.withName("test-host")
+                .toYaml("the preset, named as a fitted profile would be"));
+        Files.writeString(dir.resolve("small.yaml"), "name: small\nrepeats: 2\nprofile: profile.yaml\n" + WORKLOADS);
+        return dir;
+    }
+
+    @Test
+    void everyMetricIsProducedAndTheDecisionsAreCompared() throws IOException {
+        Assumptions.assumeTrue(IoUringBackend.probe().available(), () -> "io_uring unavailable: " + IoUringBackend.probe().cause());
+        Path dir = fixture("metrics");
+        Path out = dir.resolve("out");
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", dir.resolve("small.yaml").toString(), "--out",
+                out.toString(), "-q");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        List<String> csv = Files.readAllLines(out.resolve(ValidationReport.CSV));
+        assertEquals("workload,pass,metric,unit,liveMedian,liveMin,liveMax,liveSpread,sim,relativeError", csv.getFirst());
+        for (String workload : List.of("prefill", "closed-loop")) {
+            for (String pass : List.of("cold", "warm")) {
+                Set<String> metrics = csv.stream().filter(l -> l.startsWith(workload + "," + pass + ","))
+                        .map(l -> l.split(",")[2]).collect(Collectors.toSet());
+                assertEquals(Comparison.METRICS.size(), metrics.size(), workload + " " + pass + ": " + metrics);
+                assertTrue(metrics.containsAll(List.of("elapsedS", "ttftP50Ms", "ttftP99Ms", "l2ReadBytes", "l2WriteBytes",
+                        "l2WriteOps", "l1HitRatio", "ioUringEnters")), metrics.toString());
+            }
+            // Both passes wrote or read L2 and timed requests: the live medians and the simulation are numbers.
+            String elapsed = csv.stream().filter(l -> l.startsWith(workload + ",cold,elapsedS,")).findFirst().orElseThrow();
+            String[] cells = elapsed.split(",");
+            assertTrue(Double.parseDouble(cells[4]) > 0 && Double.parseDouble(cells[8]) > 0, elapsed);
+            String written = csv.stream().filter(l -> l.startsWith(workload + ",cold,l2WriteBytes,")).findFirst().orElseThrow();
+            assertTrue(Double.parseDouble(written.split(",")[4]) > 0, written);
+            assertTrue(csv.stream().anyMatch(l -> l.startsWith(workload + ",all,ttftPerRequestAbsErrorP50,")), workload);
+        }
+        List<String> decisions = Files.readAllLines(out.resolve(ValidationReport.DECISIONS_CSV));
+        assertEquals(3, decisions.size(), decisions.toString());
+        for (String line : decisions.subList(1, 3)) {
+            String[] cells = line.split(",");
+            // 6 prompts × 2 passes, each decided once in the simulation and compared with live.
+            assertEquals(12.0, Double.parseDouble(cells[1]), line);
+            double identical = Double.parseDouble(cells[2]);
+            assertTrue(identical >= 0 && identical <= 12, line);
+            assertTrue(identical == 12 || !cells[cells.length - 1].isBlank(), "a divergence is named: " + line);
+        }
+        String report = Files.readString(out.resolve(ValidationReport.REPORT));
+        assertTrue(report.contains("## prefill") && report.contains("## closed-loop") && report.contains("Decisions"), report);
+        assertTrue(report.contains("0 mismatched"), report);
+        assertTrue(Files.size(out.resolve("ttft-scatter-prefill.png")) > 0);
+        assertTrue(Files.size(out.resolve("l2-throughput-closed-loop.png")) > 0);
+    }
+
+    @Test
+    void aChartThatFailsCostsNoTable() throws IOException {
+        Assumptions.assumeTrue(IoUringBackend.probe().available(), () -> "io_uring unavailable: " + IoUringBackend.probe().cause());
+        Path dir = fixture("charts");
+        Files.writeString(dir.resolve("small.yaml"), "name: small\nrepeats: 1\nprofile: profile.yaml\n"
+                + WORKLOADS.substring(0, WORKLOADS.indexOf("  closed-loop:")));
+        ValidateCommand.chartWriter = (chart, png, svg) -> {
+            throw new IllegalStateException("Fontconfig head is null");
+        };
+        Path out = dir.resolve("out");
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", dir.resolve("small.yaml").toString(), "--out",
+                out.toString(), "-q");
+        assertEquals(0, run.exitCode(), run.out() + run.err());
+        assertTrue(run.out().contains("chart not written"), run.out());
+        assertTrue(Files.readAllLines(out.resolve(ValidationReport.CSV)).size() > 1);
+        assertTrue(Files.readString(out.resolve(ValidationReport.REPORT)).contains("Charts that failed"));
+        assertFalse(Files.exists(out.resolve("ttft-cdf-prefill.png")));
+    }
+
+    @Test
+    void aBadFieldIsOneLineAndWritesNothing() throws IOException {
+        Path dir = fixture("bad");
+        Files.writeString(dir.resolve("bad.yaml"), "name: bad\nprofile: profile.yaml\nworkloads:\n"
+                + "  w:\n    workload: {type: long-prefill, model: tiny, prompts: 2, promptTokens: 64}\n"
+                + "    store: {l1CapacityGiB: 0.001, l2CapacityGiB: 0.01, l1Capacity: 3}\n");
+        Path out = dir.resolve("out");
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", dir.resolve("bad.yaml").toString(), "--out",
+                out.toString());
+        assertNotEquals(0, run.exitCode());
+        assertEquals(1, run.err().strip().lines().count(), run.err());
+        assertTrue(run.err().contains("bad.yaml") && run.err().contains("l1Capacity"), run.err());
+        assertFalse(Files.exists(out));
+        Files.writeString(dir.resolve("bad.yaml"), "name: bad\nrepeat: 2\nworkloads: {}\n");
+        run = CommandRun.of(Main.newCommandLine(), "validate", dir.resolve("bad.yaml").toString(), "--out", out.toString());
+        assertNotEquals(0, run.exitCode());
+        assertTrue(run.err().contains("repeat") && !run.err().contains("Exception"), run.err());
+    }
+
+    @Test
+    void theE3ProfileIsTheReferenceHostPlusACopyCallCost() {
+        DeviceProfile reference = DeviceProfile.load(Path.of("catalog", "profiles", "reference-host.yaml"));
+        DeviceProfile calls = DeviceProfile.load(Path.of("catalog", "profiles", "reference-host-calls.yaml"));
+        assertEquals(reference.nvme(), calls.nvme());
+        assertEquals(reference.pcie(), calls.pcie());
+        assertEquals(reference.gpu(), calls.gpu());
+        assertEquals(reference.host().withModelThread(18_500_000, 0, 0), calls.host());
+        assertFalse(reference.host().chargesModelThread());
+    }
+}
