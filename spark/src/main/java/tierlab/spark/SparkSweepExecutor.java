@@ -64,7 +64,8 @@ final class SparkSweepExecutor implements SweepExecutorProvider.Remote {
         // The web UI costs a second of start-up and a port; whoever wants it sets spark.ui.enabled=true.
         conf.setIfMissing("spark.ui.enabled", "false");
         String jars = System.getProperty(JARS_PROPERTY);
-        if (jars != null && !jars.isBlank()) {
+        // Local masters run the tasks in this JVM, which has the classes already; a cluster's executors fetch them.
+        if (jars != null && !jars.isBlank() && !conf.get("spark.master").startsWith("local")) {
             conf.setJars(Arrays.stream(jars.split(java.io.File.pathSeparator)).filter(s -> !s.isBlank()).toArray(String[]::new));
         }
         JavaSparkContext context;
