@@ -36,9 +36,11 @@ for (( round = 1; round <= ROUNDS; round++ )); do
     esac
     dir="$OUT/$executor-$round"
     start=$(date +%s.%N)
-    ./tierlab run "$FILE" --out "$dir" --quiet "${flags[@]}" >"$dir.log" 2>&1 || { cat "$dir.log" >&2; exit 1; }
+    # The CPU seconds of this process (user + system), which for a cluster run is the driver's alone.
+    cpu="$( { TIMEFORMAT='%U %S'; time ./tierlab run "$FILE" --out "$dir" --quiet "${flags[@]}" >"$dir.log" 2>&1 || true; } 2>&1 )"
     end=$(date +%s.%N)
-    echo "$executor $round $start $end" >>"$OUT/times.txt"
+    [[ -f "$dir/run.json" ]] || { cat "$dir.log" >&2; echo "spark-bench: the $executor run failed" >&2; exit 1; }
+    echo "$executor $round $start $end $cpu" >>"$OUT/times.txt"
     echo "round $round $executor: $(head -n 1 "$dir.log")"
   done
 done
@@ -50,19 +52,21 @@ import json, sys, pathlib, filecmp, statistics
 out = pathlib.Path(sys.argv[1])
 rows = [line.split() for line in (out / "times.txt").read_text().splitlines()]
 by = {}
-for executor, rnd, start, end in rows:
+for executor, rnd, start, end, user_s, system_s in rows:
     run = json.loads((out / f"{executor}-{rnd}" / "run.json").read_text())
     points = len(run["runs"])
     task_s = sum(r["wallSeconds"] for r in run["runs"])
     slots = run["threads"]
     same = all(filecmp.cmp(out / f"local-{rnd}" / f, out / f"{executor}-{rnd}" / f, shallow=False)
                for f in ("results.csv", "requests.csv", "timeseries.csv", "summary.json"))
-    by.setdefault(executor, []).append((float(end) - float(start), run["wallSeconds"], points, task_s, slots, same))
-print(f"{'executor':<14} {'process s':>10} {'sweep s':>8} {'tasks/s':>8} {'run s/task':>10} {'overhead ms/task':>16}  slots  tables = local")
+    cpu_s = float(user_s) + float(system_s)
+    by.setdefault(executor, []).append((float(end) - float(start), run["wallSeconds"], points, task_s, slots, same, cpu_s))
+print(f"{'executor':<14} {'process s':>10} {'sweep s':>8} {'tasks/s':>8} {'run s/task':>10} {'overhead ms/task':>16}"
+      f" {'process CPU ms/task':>19}  slots  tables = local")
 for executor, runs in by.items():
-    for process_s, sweep_s, points, task_s, slots, same in runs:
+    for process_s, sweep_s, points, task_s, slots, same, cpu_s in runs:
         overhead_ms = (sweep_s * slots - task_s) / points * 1000
         print(f"{executor:<14} {process_s:>10.1f} {sweep_s:>8.1f} {points / sweep_s:>8.1f} {task_s / points:>10.3f}"
-              f" {overhead_ms:>16.1f}  {slots:>5}  {same}")
+              f" {overhead_ms:>16.1f} {cpu_s / points * 1000:>19.1f}  {slots:>5}  {same}")
     print(f"{executor:<14} median sweep {statistics.median(r[1] for r in runs):.1f} s over {len(runs)} runs")
 PY

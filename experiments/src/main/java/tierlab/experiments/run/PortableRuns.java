@@ -34,6 +34,13 @@ import tierlab.sim.metrics.Sample;
  */
 public final class PortableRuns {
 
+    /**
+     * The loader's strict JSON mapper, made once per JVM: a mapper introspects ExperimentFile's records
+     * anew, which cost a worker more than a short run's own time when every point made its own.
+     * A configured mapper is safe to share between threads.
+     */
+    private static final ObjectMapper POINT_MAPPER = ExperimentParsing.mapperFor(Path.of("point.json"));
+
     /** Parameters that name an input file by its path: where a point runs, they name its distributed copy. */
     private static final List<String> PATH_PARAMETERS = List.of("workload.trace", "device");
 
@@ -66,7 +73,7 @@ public final class PortableRuns {
          *                               where the sweep was loaded (another tierlab version on the worker)
          */
         public RunPoint resolve(Path inputs) {
-            ObjectMapper json = ExperimentParsing.mapperFor(Path.of("point.json"));
+            ObjectMapper json = POINT_MAPPER;
             try {
                 ExperimentFile spec = json.treeToValue(json.readTree(document), ExperimentFile.class);
                 RunConfig config = ExperimentLoader.resolve(spec, seed, inputs, fields(json, columns));
