@@ -24,15 +24,20 @@ if [[ ! -s "$CLASSPATH_FILE" ]]; then
 fi
 jars=()
 for module in model engine sim hunt bench experiments; do jars+=("$ROOT/$module/target/tierlab-$module-$VERSION.jar"); done
-IFS=: read -r -a libraries <"$CLASSPATH_FILE"
+# The file has no final newline, so read reports end of file; the array is complete all the same.
+IFS=: read -r -a libraries <"$CLASSPATH_FILE" || true
 for jar in "${libraries[@]}"; do [[ "$jar" == */tierlab/tierlab-* ]] || jars+=("$jar"); done
 JARS="$(IFS=,; echo "${jars[*]}")"
 
 if [[ -n "${SPARK_HOME:-}" && -x "$SPARK_HOME/bin/spark-submit" ]]; then
   submit=("$SPARK_HOME/bin/spark-submit")
 else
-  java_home="${JAVA_HOME:-}"
-  [[ -x "$java_home/bin/java" ]] || for java_home in /usr/lib/jvm/*25* /usr/lib/jvm/temurin-25*; do [[ -x "$java_home/bin/java" ]] && break; done
+  # Java 25, as the launcher finds it: JAVA_HOME when set, else the first JDK 25 under /usr/lib/jvm.
+  java_home=""
+  for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/*25* /usr/lib/jvm/temurin-25*; do
+    if [[ -n "$candidate" && -x "$candidate/bin/java" ]]; then java_home="$candidate"; break; fi
+  done
+  [[ -n "$java_home" ]] || { echo "spark-submit: Java 25 is needed (set JAVA_HOME)" >&2; exit 1; }
   spark_jars="$ROOT/target/spark-cluster/spark-home/jars"
   [[ -d "$spark_jars" ]] || { echo "spark-submit: no SPARK_HOME and no $spark_jars (scripts/spark-cluster.sh start makes it)" >&2; exit 1; }
   submit=("$java_home/bin/java" --sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED -cp "$spark_jars/*"
