@@ -76,6 +76,17 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "No progress output; only the summary at the end.")
     private boolean quiet;
 
+    @Option(names = "--executor", paramLabel = "NAME",
+            description = "Where the runs go: local (threads of this JVM) or spark (Apache Spark, one task per run;"
+                    + " needs the spark module, docs/spark.md) [default: local].")
+    private String executorName = LOCAL_EXECUTOR;
+
+    @Option(names = "--master", paramLabel = "URL",
+            description = "With --executor spark: local[N] or spark://HOST:PORT [default: what spark-submit set, else local[*]].")
+    private String master;
+
+    static final String LOCAL_EXECUTOR = "local";
+
     @Override
     public Integer call() {
         int threads = jobs == null ? Runtime.getRuntime().availableProcessors() : jobs;
@@ -93,6 +104,7 @@ public final class RunCommand implements Callable<Integer> {
             stderr.flush();
         }
         checkOutputFolder(experiment, threads);
+        SweepExecutorProvider provider = remoteProvider(experiment);
         if (experiment.kind().equals("calibration")) {
             return CalibrationRun.run(experiment, outFolder(experiment), command(experiment), quiet, spec.commandLine().getOut());
         }
@@ -108,15 +120,30 @@ public final class RunCommand implements Callable<Integer> {
         RunExecutor executor = new RunExecutor(scratch);
         List<MissRatioReplays.Replay> replays = MissRatioReplays.compute(experiment, executor);
         List<RunResult> results;
+        String executorDescription = null;
         // Closed on every path that runs code: normally here, by the shutdown hook on SIGINT and SIGTERM.
-        try (Progress progress = new Progress(experiment, quiet, stdout);
+        try (SweepExecutorProvider.Remote remote = provider == null ? null : provider.open(experiment, master);
+             Progress progress = new Progress(experiment, quiet, stdout);
              ExitCleanup.Registration scratchFiles = ExitCleanup.register(() -> deleteOwnScratch(scratch))) {
-            results = new LocalSweepExecutor(threads).run(experiment.points(), executor::run, progress);
+            if (remote == null) {
+                results = new LocalSweepExecutor(threads).run(experiment.points(), executor::run, progress);
+            } else {
+                // The points run in the remote executor's JVMs; the tables below are written here, as for a local run.
+                results = remote.run(experiment.points(), executor::run, progress);
+                threads = remote.parallelism();
+                executorDescription = remote.description();
+            }
         }
         double wallSeconds = (System.nanoTime() - startNs) / 1e9;
 
         RunInfo info = RunInfo.of(experiment, results, command(experiment), wallSeconds, threads, startedAt);
-        String runJson = ResultFiles.json(info.json(experiment, results, executor.l1LockByRun(), executor.gpuByRun()));
+        com.fasterxml.jackson.databind.node.ObjectNode runRecord =
+                info.json(experiment, results, executor.l1LockByRun(), executor.gpuByRun());
+        if (executorDescription != null) {
+            // Only a remote run names its executor: a local run's run.json stays as it was.
+            runRecord.put("executor", executorDescription);
+        }
+        String runJson = ResultFiles.json(runRecord);
         ChartSpecs specs = ChartSpecs.of(experiment.file(), ChartSpecs.textOf(experiment.file()), experiment.spec());
         List<String> chartFailures = new ArrayList<>();
         Plotter.Plotted[] plotted = new Plotter.Plotted[1];
@@ -144,8 +171,9 @@ public final class RunCommand implements Callable<Integer> {
 
         long failed = results.stream().filter(RunResult::failed).count();
         long unexpected = results.stream().filter(r -> r.failed() && r.point().config().store().knownBugs().isEmpty()).count();
-        stdout.printf(Locale.ROOT, "%s: %d run%s in %.1f s (%d thread%s)%s%n", experiment.name(), results.size(),
-                results.size() == 1 ? "" : "s", wallSeconds, threads, threads == 1 ? "" : "s",
+        stdout.printf(Locale.ROOT, "%s: %d run%s in %.1f s (%s)%s%n", experiment.name(), results.size(),
+                results.size() == 1 ? "" : "s", wallSeconds, executorDescription != null ? executorDescription
+                        : threads + " thread" + (threads == 1 ? "" : "s"),
                 failed == 0 ? "" : "; " + failed + " did not complete cleanly (see report.md)");
         for (ReportWriter.ReferenceValue value : reference) {
             if (value.row().metric() != null) {
@@ -166,6 +194,40 @@ public final class RunCommand implements Callable<Integer> {
                     + " with every race fix on did not complete cleanly; see " + target.resolve(REPORT));
         }
         return 0;
+    }
+
+    /**
+     * The provider of {@code --executor} when it is not the local one; null for local. Checked before
+     * any run: an executor that is not on the class path, or one given a mode it cannot run, is one line.
+     */
+    private SweepExecutorProvider remoteProvider(ExperimentLoader.Experiment experiment) {
+        if (executorName.equals(LOCAL_EXECUTOR)) {
+            if (master != null) {
+                throw new ParameterException(spec.commandLine(), "--master: only with --executor spark");
+            }
+            return null;
+        }
+        SweepExecutorProvider found = null;
+        for (SweepExecutorProvider provider : java.util.ServiceLoader.load(SweepExecutorProvider.class)) {
+            if (provider.name().equals(executorName)) {
+                found = provider;
+            }
+        }
+        if (found == null && executorName.equals("spark")) {
+            throw new CommandException("--executor spark: the Spark executor (module spark/, artifact tierlab-spark) is not on"
+                    + " the class path; from a checkout, './tierlab build' then './tierlab run FILE --executor spark' adds it"
+                    + " (docs/spark.md)");
+        }
+        if (found == null) {
+            throw new ParameterException(spec.commandLine(), "--executor: unknown executor '" + executorName
+                    + "' (known: local, spark)");
+        }
+        if (!experiment.kind().equals("simulation") || !experiment.mode().equals("sim")) {
+            // Hybrid and live runs use this machine's memory and NVMe, calibration measures this machine's drive.
+            throw new CommandException(experiment.file() + ": --executor " + executorName + " runs sim-mode simulations"
+                    + " only; this file is a " + experiment.mode() + "-mode " + experiment.kind() + " (run it without --executor)");
+        }
+        return found;
     }
 
     private Path outFolder(ExperimentLoader.Experiment experiment) {
