@@ -14,7 +14,20 @@ public sealed interface IoOp permits IoOp.L2Op, IoOp.CopyToGpu, IoOp.CopyFromGpu
     long ticket();
 
     /** Payload identity of one unit: the KV of one block lane is a pure function of its prefix key. */
-    record Content(BlockKey key, int lane) {}
+    record Content(BlockKey key, int lane) {
+        // Written out: the payload ledger and the lease checks compare contents on every load and
+        // lease, and the record's generated equals goes through a method-handle chain there.
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Content that && lane == that.lane && key.equals(that.key);
+        }
+
+        /** The value the record's generated hashCode gives (31 × key's hash + lane). */
+        @Override
+        public int hashCode() {
+            return 31 * key.hashCode() + lane;
+        }
+    }
 
     /** An operation on the L2 device: what a {@link StoragePort} performs. */
     sealed interface L2Op extends IoOp permits L2Read, L2Write {
