@@ -2,6 +2,7 @@ package tierlab.engine.live;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -26,26 +27,32 @@ import tierlab.model.store.TieredStore;
  * Drives the unchanged model with the wall clock, through the same {@link Driver} as the
  * simulator: requests arrive at their (relative) times, L2 operations go to a real storage port
  * (the io_uring engine) and their completions come back from the ring threads as events, GPU
- * copies are real memcpys into device-side buffers, and compute steps are timed delays (there is
- * no GPU here; see {@link LiveDevicePorts}). Every load is verified against its payload.
+ * copies are real memcpys into device-side buffers on copy stream threads, and compute steps are
+ * timed delays on a compute stream (there is no GPU here; see {@link LiveDevicePorts}). Every load is verified against its payload.
  *
  * <h2>Threads</h2>
- * The model runs on the thread that calls {@link #run}, and only there. Ring threads never touch
- * the model: they put completions on a queue that this thread drains. Waiting is a timed poll of
- * that queue until the next arrival or compute step is due, so the loop never spins.
+ * The model runs on the thread that calls {@link #run}, and only there. Ring threads and the device
+ * streams (host-to-device copies, device-to-host copies, compute; {@link LiveDevicePorts}) never
+ * touch the model: they put completions on a queue that this thread drains. Waiting is a timed poll
+ * of that queue until the next arrival is due, so the loop never spins.
  */
 public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
     /** What a live run did. Times are nanoseconds from the start of the run. */
     public record Report(long wallNs, List<RequestOutcome> finished, long loadMatches, long loadMismatches,
                          long stagingMismatches, long l2ReadOps, long l2ReadBytes, long l2WriteOps, long l2WriteBytes,
-                         long l2Failures, long gpuCopyBytes, long computeSteps, List<String> mismatchExamples) {
+                         long l2Failures, long gpuCopyBytes, long computeSteps, List<String> mismatchExamples,
+                         L2Activity l2Reads, L2Activity l2Writes) {
         public long mismatches() {
             return loadMismatches + stagingMismatches;
         }
     }
 
-    private record Completed(IoOp op, IoCompletion completion) {}
+    /**
+     * A completion on its way to the model thread: a storage operation's (stamped with the time the
+     * port reported it; no sink) or a device stream's (its sink; a failure if the stream's work threw).
+     */
+    private record Completed(IoOp op, IoCompletion completion, long reportedNs, OpSink sink, Throwable failure) {}
 
     private record Due(long atNs, long sequence, IoOp op, OpSink sink) {}
 
@@ -62,6 +69,12 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     private final PriorityQueue<Due> due = new PriorityQueue<>(Comparator.comparingLong(Due::atNs).thenComparingLong(Due::sequence));
     private long dueSequence;
     private int storageInFlight;
+    /** Device stream completions taken by the model thread. */
+    private long deviceLanded;
+    private final L2Activity.Recorder l2Reads = new L2Activity.Recorder();
+    private final L2Activity.Recorder l2Writes = new L2Activity.Recorder();
+    /** Each storage operation in flight: its index in its direction's recorder (model thread only). */
+    private final IdentityHashMap<IoOp, Integer> l2Recorded = new IdentityHashMap<>();
     private long l2Failures;
 
     /**
@@ -80,7 +93,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                     + store.settings().l1CapacityBytes() + " B)");
         }
         this.device = new DeviceMemory(l1, geometry.laneBytes(), geometry.tp());
-        this.devicePorts = new LiveDevicePorts(device, computeTiming, this);
+        this.devicePorts = new LiveDevicePorts(device, computeTiming, (op, sink, failure) -> completions.add(
+                new Completed(op, IoCompletion.ok(op.ticket()), System.nanoTime(), sink, failure)));
         OpSink completed = (op, completion) -> driver().deliver(op, completion, loopNowNs);
         this.driver = new Driver(scheduler, new ThreadHandoffPort(), devicePorts, devicePorts, completed, (op, completion) -> {
             if (op instanceof IoOp.L2Op && !completion.succeeded()) {
@@ -101,7 +115,12 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         @Override
         public void submit(List<? extends IoOp.L2Op> ops, CompletionSink sink) {
             storageInFlight += ops.size();
-            storage.submit(ops, (op, completion) -> completions.add(new Completed(op, completion)));
+            long handedOverNs = System.nanoTime();
+            for (IoOp.L2Op op : ops) {
+                L2Activity.Recorder recorder = op instanceof IoOp.L2Read ? l2Reads : l2Writes;
+                l2Recorded.put(op, recorder.started(handedOverNs, op.lengthBytes()));
+            }
+            storage.submit(ops, (op, completion) -> completions.add(new Completed(op, completion, System.nanoTime(), null, null)));
         }
 
         @Override
@@ -148,8 +167,7 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             }
             Completed completed;
             while ((completed = completions.poll()) != null) {
-                storageInFlight--;
-                driver.deliver(completed.op(), completed.completion(), now);
+                take(completed, now);
                 progress = true;
             }
             scheduler.tick(now);
@@ -157,12 +175,14 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             if (progress) {
                 lastProgressNs = now;
             }
-            if (next == arrivals.size() && storageInFlight == 0 && due.isEmpty() && scheduler.allFinished()) {
+            if (next == arrivals.size() && storageInFlight == 0 && deviceInFlight() == 0 && due.isEmpty()
+                    && scheduler.allFinished()) {
                 break;
             }
             if (now - lastProgressNs > stallTimeoutNs) {
                 throw new IllegalStateException("live run stalled for " + stallTimeoutNs / 1_000_000 + " ms: "
-                        + storageInFlight + " storage operations in flight, " + scheduler.waitingCount() + " waiting, "
+                        + storageInFlight + " storage and " + deviceInFlight() + " copy or compute operations in flight, "
+                        + scheduler.waitingCount() + " waiting, "
                         + scheduler.runningCount() + " running, store leftovers " + store.leftovers());
             }
             waitForNextEvent(now, next < arrivals.size() ? arrivals.get(next).arrivalNs() : Long.MAX_VALUE, startNs);
@@ -171,7 +191,33 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         return new Report(wallNs, scheduler.finished(), device.loadMatches(), device.loadMismatches(),
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                device.copiedBytes(), devicePorts.computeSteps(), device.mismatchExamples());
+                device.copiedBytes(), devicePorts.computeSteps(), device.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
+    }
+
+    /** Hands a completion to the model: a storage one through the driver, a stream's through its sink. */
+    private void take(Completed completed, long nowNs) {
+        if (completed.failure() != null) {
+            throw new IllegalStateException("a live " + completed.op().getClass().getSimpleName() + " failed on its stream thread: "
+                    + completed.failure(), completed.failure());
+        }
+        if (completed.sink() == null) {
+            storageCompleted(completed);
+            driver.deliver(completed.op(), completed.completion(), nowNs);
+        } else {
+            deviceLanded++;
+            completed.sink().completed(completed.op(), completed.completion());
+        }
+    }
+
+    /** Copies and compute steps handed to the device streams whose completion the model has not taken yet. */
+    private long deviceInFlight() {
+        return devicePorts.submitted() - deviceLanded;
+    }
+
+    private void storageCompleted(Completed completed) {
+        storageInFlight--;
+        Integer index = l2Recorded.remove(completed.op());
+        (completed.op() instanceof IoOp.L2Read ? l2Reads : l2Writes).completed(index, completed.reportedNs());
     }
 
     private void waitForNextEvent(long now, long nextArrivalNs, long startNs) {
@@ -183,9 +229,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         try {
             Completed completed = completions.poll(Math.min(waitNs, 10_000_000L), TimeUnit.NANOSECONDS);
             if (completed != null) {
-                storageInFlight--;
                 loopNowNs = System.nanoTime() - startNs;
-                driver.deliver(completed.op(), completed.completion(), loopNowNs);
+                take(completed, loopNowNs);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -206,6 +251,7 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
     @Override
     public void close() {
+        devicePorts.close();
         device.close();
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import tierlab.engine.BlockingStorage;
 import tierlab.experiments.IoProblems;
 import tierlab.experiments.OutputFolderCheck;
@@ -59,6 +60,8 @@ public final class RunExecutor {
     private final Map<Path, MooncakeTrace> traces = new ConcurrentHashMap<>();
     /** Taken lazily: a sweep of sim runs never reads the host's memory. */
     private volatile L1MemoryBudget l1Budget;
+    /** Sees each live pass's report (tierlab bench live reads its L2 activity); null: nobody. */
+    private volatile Consumer<LiveRuntime.Report> livePassObserver;
     /** Whether each hybrid or live run's L1 arena was mlocked, or why not (run.json), by run index. */
     private final Map<Integer, String> l1LockByRun = new ConcurrentHashMap<>();
 
@@ -74,6 +77,11 @@ public final class RunExecutor {
     RunExecutor(Path scratch, L1MemoryBudget l1Budget) {
         this.scratch = scratch;
         this.l1Budget = l1Budget;
+    }
+
+    /** Hands every live pass's report to {@code observer} (on the thread running the pass); null stops it. */
+    public void observeLivePasses(Consumer<LiveRuntime.Report> observer) {
+        this.livePassObserver = observer;
     }
 
     /** By run index: whether the run's L1 arena was mlocked, or why not; only hybrid and live runs are here. */
@@ -363,9 +371,11 @@ public final class RunExecutor {
         long realMatches;
         long realMismatches;
         final List<String> examples = new ArrayList<>();
+        private final Consumer<LiveRuntime.Report> observer;
 
-        LivePasses(ServingEngine engine) {
+        LivePasses(ServingEngine engine, Consumer<LiveRuntime.Report> observer) {
             this.engine = engine;
+            this.observer = observer;
         }
 
         /** Serves the passes with {@code servingEngine} from now on; returns it. */
@@ -392,6 +402,9 @@ public final class RunExecutor {
         @Override
         public void run(List<RequestSpec> requests) {
             LiveRuntime.Report report = runtime.run(requests);
+            if (observer != null) {
+                observer.accept(report);
+            }
             realMatches += report.loadMatches();
             realMismatches += report.mismatches();
             examples.addAll(report.mismatchExamples().stream().limit(3).toList());
@@ -415,7 +428,7 @@ public final class RunExecutor {
         ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
                 gpu.decodeNsPerSequence());
         PassLoop loop = new PassLoop();
-        LivePasses live = new LivePasses(scheduler);
+        LivePasses live = new LivePasses(scheduler, livePassObserver);
         String refused = l1Budget().refusal(settings.l1CapacityBytes());
         if (refused != null) {
             return notStarted(point, trace, refused, startNs);
