@@ -104,21 +104,31 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
         return computeSteps;
     }
 
-    /** Stops the stream threads once they are idle (the runtime waits for every completion first). */
+    /**
+     * Stops the stream threads: queued operations are dropped (after a normal run there are none:
+     * the runtime took every completion) and the one running on each stream is waited for, however
+     * long, because the device buffers and the L1 arena it copies are released right after this.
+     */
     @Override
     public void close() {
-        for (ExecutorService stream : new ExecutorService[] {hostToDevice, deviceToHost, compute}) {
-            stream.shutdown();
+        ExecutorService[] streams = {hostToDevice, deviceToHost, compute};
+        for (ExecutorService stream : streams) {
+            stream.shutdownNow();
         }
-        for (ExecutorService stream : new ExecutorService[] {hostToDevice, deviceToHost, compute}) {
-            try {
-                if (!stream.awaitTermination(10, TimeUnit.SECONDS)) {
-                    stream.shutdownNow();
+        boolean interrupted = false;
+        for (ExecutorService stream : streams) {
+            while (true) {
+                try {
+                    if (stream.awaitTermination(1, TimeUnit.SECONDS)) {
+                        break;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
                 }
-            } catch (InterruptedException e) {
-                stream.shutdownNow();
-                Thread.currentThread().interrupt();
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

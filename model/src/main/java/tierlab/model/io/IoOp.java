@@ -1,6 +1,7 @@
 package tierlab.model.io;
 
 import java.util.List;
+import java.util.Objects;
 import tierlab.model.geometry.BlockKey;
 
 /**
@@ -19,13 +20,13 @@ public sealed interface IoOp permits IoOp.L2Op, IoOp.CopyToGpu, IoOp.CopyFromGpu
         // lease, and the record's generated equals goes through a method-handle chain there.
         @Override
         public boolean equals(Object other) {
-            return other instanceof Content that && lane == that.lane && key.equals(that.key);
+            return other instanceof Content that && lane == that.lane && Objects.equals(key, that.key);
         }
 
         /** The value the record's generated hashCode gives (31 × key's hash + lane). */
         @Override
         public int hashCode() {
-            return 31 * key.hashCode() + lane;
+            return 31 * Objects.hashCode(key) + lane;
         }
     }
 
