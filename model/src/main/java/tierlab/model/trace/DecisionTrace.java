@@ -39,7 +39,8 @@ public final class DecisionTrace {
 
     // Fixed-arity forms of record(kind, values...): the model records about 400 decisions per
     // simulated second, and a varargs call allocates its long[] at every call site the JIT does not
-    // inline all the way (a Mooncake replay allocated about 40 MB of them per run). They hash exactly
+    // inline all the way (in a Mooncake replay's allocation profile long[] was about 9% of the bytes,
+    // most of it these arrays; docs/performance.md). They hash exactly
     // as the varargs form does (the same mix over the same values in the same order) and build the
     // array only when the text log or a listener asks for it.
 

@@ -1,4 +1,4 @@
-package tierlab.experiments;
+package tierlab.experiments.run;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,10 +15,8 @@ import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
 import tierlab.engine.live.L2Activity;
 import tierlab.engine.live.LiveRuntime;
-import tierlab.experiments.run.ExperimentLoader;
-import tierlab.experiments.run.RunExecutor;
-import tierlab.experiments.run.RunPoint;
-import tierlab.experiments.run.RunResult;
+import tierlab.experiments.CommandException;
+import tierlab.experiments.IoProblems;
 import tierlab.model.io.StoragePort;
 
 /**

@@ -1,4 +1,4 @@
-package tierlab.experiments;
+package tierlab.experiments.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
