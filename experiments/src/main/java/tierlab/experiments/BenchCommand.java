@@ -24,7 +24,9 @@ import tierlab.bench.calibration.PcieSweep;
         mixinStandardHelpOptions = true,
         description = {
             "Benchmarks. 'bench engine' compares the io_uring engine with fio on one O_DIRECT file;"
-                    + " 'bench pcie' measures host<->GPU copies through the CUDA binding.",
+                    + " 'bench pcie' measures host<->GPU copies through the CUDA binding;"
+                    + " 'bench live FILE' holds a live experiment's L2 rates against the engine's closed loop"
+                    + " (added by the command line's Main: it runs experiments, which live in the run package).",
             "The JMH benchmarks run through the launcher: ./tierlab bench model|sim [jmh args]."},
         subcommands = {BenchCommand.Engine.class, BenchCommand.Pcie.class})
 public final class BenchCommand implements Runnable {
@@ -34,7 +36,7 @@ public final class BenchCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "name a benchmark: engine, pcie (or, through the launcher, model or sim)");
+        throw new ParameterException(spec.commandLine(), "name a benchmark: engine, pcie or live (or, through the launcher, model, sim or replay)");
     }
 
     /** The engine against fio, interleaved round by round; the launcher installs fio first when it is missing. */

@@ -212,15 +212,40 @@ public final class SimRuntime implements CompletionTimeline {
      */
     @Override
     public void completeAt(IoOp op, long completionNs, OpSink sink) {
-        Delivery delivery = filter == null ? new Delivery(completionNs, true) : filter.filter(op, completionNs);
-        int issuedIn = generation;
-        simulator.at(Math.max(completionNs, delivery.atNs()), now -> {
+        if (filter == null) {
+            // Every completion of a run passes here: without faults, one event object and no Delivery.
+            simulator.at(completionNs, new PendingCompletion(op, sink, generation, true));
+            return;
+        }
+        Delivery delivery = filter.filter(op, completionNs);
+        simulator.at(Math.max(completionNs, delivery.atNs()), new PendingCompletion(op, sink, generation, delivery.succeeded()));
+    }
+
+    /**
+     * A completion on its way back: one object per operation (the event itself) rather than a
+     * capturing lambda plus a {@link Delivery}.
+     */
+    private final class PendingCompletion implements Simulator.Event {
+        private final IoOp op;
+        private final OpSink sink;
+        private final int issuedIn;
+        private final boolean succeeded;
+
+        PendingCompletion(IoOp op, OpSink sink, int issuedIn, boolean succeeded) {
+            this.op = op;
+            this.sink = sink;
+            this.issuedIn = issuedIn;
+            this.succeeded = succeeded;
+        }
+
+        @Override
+        public void fire(long nowNs) {
             if (issuedIn != generation) {
                 // Issued by a process that crashed: nobody is waiting for it any more.
                 return;
             }
-            sink.completed(op, delivery.succeeded() ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"));
-        });
+            sink.completed(op, succeeded ? IoCompletion.ok(op.ticket()) : IoCompletion.failed(op.ticket(), "EIO"));
+        }
     }
 
     /**

@@ -29,8 +29,11 @@ final class DeviceBlocks implements AutoCloseable {
         this.tp = tp;
     }
 
-    /** The device address of (block, lane); allocates a slab when needed. */
-    long address(long gpuBlockId, int lane) {
+    /**
+     * The device address of (block, lane); allocates a slab when needed. Synchronized: the model thread
+     * (copies) and the live compute stream thread (payloads of computed blocks) both ask.
+     */
+    synchronized long address(long gpuBlockId, int lane) {
         long key = gpuBlockId * tp + lane;
         Long address = addressByLane.get(key);
         if (address != null) {
@@ -49,12 +52,12 @@ final class DeviceBlocks implements AutoCloseable {
         return tp;
     }
 
-    long allocatedBytes() {
+    synchronized long allocatedBytes() {
         return slabs.size() * laneBytes * LANES_PER_SLAB;
     }
 
     /** Every region lies inside one slab and no two regions overlap. */
-    void checkInvariants() {
+    synchronized void checkInvariants() {
         long regions = addressByLane.size();
         if (regions > (long) slabs.size() * LANES_PER_SLAB) {
             throw new IllegalStateException(regions + " regions in " + slabs.size() + " slabs of " + LANES_PER_SLAB);

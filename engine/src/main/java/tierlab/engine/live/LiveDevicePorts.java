@@ -1,7 +1,10 @@
 package tierlab.engine.live;
 
 import java.util.function.Consumer;
-import tierlab.model.io.CompletionTimeline;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import tierlab.model.io.ComputePort;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.CopyPort;
@@ -9,51 +12,134 @@ import tierlab.model.io.IoOp;
 import tierlab.model.io.OpSink;
 
 /**
- * The live runtime's copy and compute ports on a machine without a GPU: copies are real memcpys
- * into device-side buffers ({@link DeviceMemory}, verified against their payloads) and complete at
- * once; a compute step marks its blocks written and completes after the {@link ComputeTiming} delay.
- * With a GPU, only the compute half is used: the copies go to the CUDA copy port, and a compute
+ * The live runtime's copy and compute ports on a machine without a GPU, each on its own thread the
+ * way a GPU has its own copy engines and streams: host-to-device copies, device-to-host copies and
+ * compute steps each run in order on a stream thread, and their completions come back to the model
+ * thread through the runtime's completion queue, like io_uring completions.
+ *
+ * <p>Copies are real memcpys into device-side buffers ({@link DeviceMemory}, verified against their
+ * payloads); a compute step writes its finished blocks' payloads and completes no earlier than the
+ * {@link ComputeTiming} delay after it was issued. Done on the model thread, as they were, every
+ * copy held the model up for as long as it took to move and check its bytes (hundreds of MiB for a
+ * long prompt's save): meanwhile no L2 operation was handed over and no completion was taken, and
+ * the drive idled (docs/performance.md).
+ *
+ * <p>Ordering needs nothing beyond the queue: the model issues an operation that depends on another
+ * (the L2 write of a staged slice, the staging of a computed block, a load into a block another
+ * request freed) only after that one's completion reached it, and the queue hands the stream's
+ * writes over with the completion.
+ *
+ * <p>With a GPU, only the compute half is used: the copies go to the CUDA copy port, and a compute
  * step's blocks are written there ({@code computed}).
  */
-final class LiveDevicePorts implements CopyPort, ComputePort {
+final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
+
+    /** Where a stream reports a finished operation (the runtime's completion queue); any thread. */
+    interface Completions {
+        void completed(IoOp op, OpSink sink, Throwable failure);
+    }
+
     private final DeviceMemory device;
     private final ComputeTiming timing;
-    private final CompletionTimeline timeline;
+    private final Completions completions;
+    private final ExecutorService hostToDevice = stream("tierlab-live-h2d");
+    private final ExecutorService deviceToHost = stream("tierlab-live-d2h");
+    private final ExecutorService compute = stream("tierlab-live-compute");
     private final Consumer<IoOp.Compute> computed;
     private long computeSteps;
+    /** Operations handed to the streams so far (model thread only). */
+    private long submitted;
 
-    LiveDevicePorts(DeviceMemory device, ComputeTiming timing, CompletionTimeline timeline) {
-        this(device, timing, timeline, device::computed);
+    LiveDevicePorts(DeviceMemory device, ComputeTiming timing, Completions completions) {
+        this(device, timing, completions, device::computed);
     }
 
     /** @param computed where a finished compute step's blocks are written (host buffers or the GPU) */
-    LiveDevicePorts(DeviceMemory device, ComputeTiming timing, CompletionTimeline timeline, Consumer<IoOp.Compute> computed) {
+    LiveDevicePorts(DeviceMemory device, ComputeTiming timing, Completions completions, Consumer<IoOp.Compute> computed) {
         this.device = device;
         this.timing = timing;
-        this.timeline = timeline;
+        this.completions = completions;
         this.computed = computed;
+    }
+
+    private static ExecutorService stream(String name) {
+        return Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     @Override
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
-        device.load(copy);
-        timeline.completeAt(copy, timeline.nowNs(), sink);
+        submitted++;
+        hostToDevice.execute(() -> run(copy, sink, () -> device.load(copy)));
     }
 
     @Override
     public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
-        device.stage(copy);
-        timeline.completeAt(copy, timeline.nowNs(), sink);
+        submitted++;
+        deviceToHost.execute(() -> run(copy, sink, () -> device.stage(copy)));
     }
 
     @Override
     public void step(IoOp.Compute step, OpSink sink) {
         computeSteps++;
-        computed.accept(step);
-        timeline.completeAt(step, timeline.nowNs() + timing.stepNs(step), sink);
+        submitted++;
+        long dueNanoTime = System.nanoTime() + timing.stepNs(step);
+        compute.execute(() -> run(step, sink, () -> {
+            computed.accept(step);
+            // The step takes its modelled time, however fast its payloads were written.
+            for (long left; (left = dueNanoTime - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(left);
+            }
+        }));
+    }
+
+    /** Does one stream operation and reports it; a failure (a bug, not an I/O error) goes to the model thread to end the run. */
+    private void run(IoOp op, OpSink sink, Runnable work) {
+        Throwable failure = null;
+        try {
+            work.run();
+        } catch (RuntimeException | Error e) {
+            failure = e;
+        }
+        completions.completed(op, sink, failure);
+    }
+
+    long submitted() {
+        return submitted;
     }
 
     long computeSteps() {
         return computeSteps;
+    }
+
+    /**
+     * Stops the stream threads: queued operations are dropped (after a normal run there are none:
+     * the runtime took every completion) and the one running on each stream is waited for, however
+     * long, because the device buffers and the L1 arena it copies are released right after this.
+     */
+    @Override
+    public void close() {
+        ExecutorService[] streams = {hostToDevice, deviceToHost, compute};
+        for (ExecutorService stream : streams) {
+            stream.shutdownNow();
+        }
+        boolean interrupted = false;
+        for (ExecutorService stream : streams) {
+            while (true) {
+                try {
+                    if (stream.awaitTermination(1, TimeUnit.SECONDS)) {
+                        break;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -2,6 +2,7 @@ package tierlab.engine.live;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -28,29 +29,38 @@ import tierlab.model.store.TieredStore;
  * Drives the unchanged model with the wall clock, through the same {@link Driver} as the
  * simulator: requests arrive at their (relative) times, L2 operations go to a real storage port
  * (the io_uring engine) and their completions come back from the ring threads as events, GPU
- * copies are real memcpys into device-side buffers, and compute steps are timed delays (see
- * {@link LiveDevicePorts}). Every load is verified against its payload. With a GPU
- * ({@link CudaCopyPort}), the copies are {@code cudaMemcpyAsync}s between the registered L1 arena
- * and device memory, and their completions come back from the CUDA completion thread through the
- * same queue as the storage completions.
+ * copies are real memcpys into device-side buffers on copy stream threads, and compute steps are
+ * timed delays on a compute stream (see {@link LiveDevicePorts}). Every load is verified against its
+ * payload. With a GPU ({@link CudaCopyPort}), the copies are {@code cudaMemcpyAsync}s between the
+ * registered L1 arena and device memory, and their completions come back from the CUDA completion
+ * thread through the same queue as the storage completions.
  *
  * <h2>Threads</h2>
- * The model runs on the thread that calls {@link #run}, and only there. Ring threads never touch
- * the model: they put completions on a queue that this thread drains. Waiting is a timed poll of
- * that queue until the next arrival or compute step is due, so the loop never spins.
+ * The model runs on the thread that calls {@link #run}, and only there. Ring threads and the device
+ * streams (host-to-device copies, device-to-host copies, compute; {@link LiveDevicePorts}) never
+ * touch the model: they put completions on a queue that this thread drains. Waiting is a timed poll
+ * of that queue until the next arrival is due, so the loop never spins.
  */
 public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
     /** What a live run did. Times are nanoseconds from the start of the run. */
     public record Report(long wallNs, List<RequestOutcome> finished, long loadMatches, long loadMismatches,
                          long stagingMismatches, long l2ReadOps, long l2ReadBytes, long l2WriteOps, long l2WriteBytes,
-                         long l2Failures, long gpuCopyBytes, long computeSteps, List<String> mismatchExamples) {
+                         long l2Failures, long gpuCopyBytes, long computeSteps, List<String> mismatchExamples,
+                         L2Activity l2Reads, L2Activity l2Writes) {
         public long mismatches() {
             return loadMismatches + stagingMismatches;
         }
     }
 
-    private record Completed(IoOp op, IoCompletion completion) {}
+    /**
+     * A completion on its way to the model thread: a storage operation's (stamped with the time the
+     * port reported it; no sink) or a device stream's (its sink; a failure if the stream's work threw).
+     */
+    private record Completed(IoOp op, IoCompletion completion, long reportedNs, OpSink sink, Throwable failure, Source source) {}
+
+    /** Which thread reported a completion: a ring thread (storage), a device stream, or the CUDA completion thread. */
+    private enum Source { STORAGE, STREAM, CUDA }
 
     private record Due(long atNs, long sequence, IoOp op, OpSink sink) {}
 
@@ -68,8 +78,16 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     private final LinkedBlockingQueue<Completed> completions = new LinkedBlockingQueue<>();
     private final PriorityQueue<Due> due = new PriorityQueue<>(Comparator.comparingLong(Due::atNs).thenComparingLong(Due::sequence));
     private long dueSequence;
-    /** Operations handed to another thread (storage, and CUDA copies) whose completion has not come back. */
+    /** Storage operations handed to the ring threads whose completion has not come back. */
     private int storageInFlight;
+    /** CUDA copies whose completion has not come back from the CUDA completion thread. */
+    private int cudaInFlight;
+    /** Device stream completions taken by the model thread. */
+    private long deviceLanded;
+    private final L2Activity.Recorder l2Reads = new L2Activity.Recorder();
+    private final L2Activity.Recorder l2Writes = new L2Activity.Recorder();
+    /** Each storage operation in flight: its index in its direction's recorder (model thread only). */
+    private final IdentityHashMap<IoOp, Integer> l2Recorded = new IdentityHashMap<>();
     private long l2Failures;
 
     /**
@@ -98,8 +116,10 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                     + store.settings().l1CapacityBytes() + " B)");
         }
         this.device = new DeviceMemory(l1, geometry.laneBytes(), geometry.tp());
-        this.devicePorts = cuda == null ? new LiveDevicePorts(device, computeTiming, this)
-                : new LiveDevicePorts(device, computeTiming, this, cuda::computed);
+        LiveDevicePorts.Completions streamDone = (op, sink, failure) -> completions.add(
+                new Completed(op, IoCompletion.ok(op.ticket()), System.nanoTime(), sink, failure, Source.STREAM));
+        this.devicePorts = cuda == null ? new LiveDevicePorts(device, computeTiming, streamDone)
+                : new LiveDevicePorts(device, computeTiming, streamDone, cuda::computed);
         CopyPort copies = cuda == null ? devicePorts : new CudaHandoffPort();
         OpSink completed = (op, completion) -> driver().deliver(op, completion, loopNowNs);
         this.driver = new Driver(scheduler, new ThreadHandoffPort(), copies, devicePorts, completed, (op, completion) -> {
@@ -121,7 +141,12 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         @Override
         public void submit(List<? extends IoOp.L2Op> ops, CompletionSink sink) {
             storageInFlight += ops.size();
-            storage.submit(ops, (op, completion) -> completions.add(new Completed(op, completion)));
+            long handedOverNs = System.nanoTime();
+            for (IoOp.L2Op op : ops) {
+                L2Activity.Recorder recorder = op instanceof IoOp.L2Read ? l2Reads : l2Writes;
+                l2Recorded.put(op, recorder.started(handedOverNs, op.lengthBytes()));
+            }
+            storage.submit(ops, (op, completion) -> completions.add(new Completed(op, completion, System.nanoTime(), null, null, Source.STORAGE)));
         }
 
         @Override
@@ -137,18 +162,20 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
     /** The CUDA copies, with their completions (reported on the CUDA completion thread) handed back like storage's. */
     private final class CudaHandoffPort implements CopyPort {
-        private final OpSink handoff = (op, completion) -> completions.add(new Completed(op, completion));
-
         @Override
         public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
-            storageInFlight++;
-            cuda.toGpu(copy, handoff);
+            cudaInFlight++;
+            cuda.toGpu(copy, handoff(sink));
         }
 
         @Override
         public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
-            storageInFlight++;
-            cuda.fromGpu(copy, handoff);
+            cudaInFlight++;
+            cuda.fromGpu(copy, handoff(sink));
+        }
+
+        private OpSink handoff(OpSink sink) {
+            return (op, completion) -> completions.add(new Completed(op, completion, System.nanoTime(), sink, null, Source.CUDA));
         }
     }
 
@@ -204,8 +231,7 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             }
             Completed completed;
             while ((completed = completions.poll()) != null) {
-                storageInFlight--;
-                driver.deliver(completed.op(), completed.completion(), now);
+                take(completed, now);
                 progress = true;
             }
             scheduler.tick(now);
@@ -218,12 +244,14 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             if (progress) {
                 lastProgressNs = now;
             }
-            if (next == arrivals.size() && closedLoopQueue.isEmpty() && storageInFlight == 0 && due.isEmpty() && scheduler.allFinished()) {
+            if (next == arrivals.size() && closedLoopQueue.isEmpty() && storageInFlight == 0 && cudaInFlight == 0
+                    && deviceInFlight() == 0 && due.isEmpty() && scheduler.allFinished()) {
                 break;
             }
             if (now - lastProgressNs > stallTimeoutNs) {
                 throw new IllegalStateException("live run stalled for " + stallTimeoutNs / 1_000_000 + " ms: "
-                        + storageInFlight + " storage operations in flight, " + scheduler.waitingCount() + " waiting, "
+                        + storageInFlight + " storage, " + cudaInFlight + " CUDA copy and " + deviceInFlight() + " copy or compute operations in flight, "
+                        + scheduler.waitingCount() + " waiting, "
                         + scheduler.runningCount() + " running, store leftovers " + store.leftovers());
             }
             waitForNextEvent(now, next < arrivals.size() ? arrivals.get(next).arrivalNs() : Long.MAX_VALUE, startNs);
@@ -235,12 +263,45 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             return new Report(wallNs, scheduler.finished(), gpu.loadMatches(), gpu.loadMismatches(), gpu.stagingMismatches(),
                     store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                     store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                    gpu.copiedBytes(), devicePorts.computeSteps(), gpu.mismatchExamples());
+                    gpu.copiedBytes(), devicePorts.computeSteps(), gpu.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
         }
         return new Report(wallNs, scheduler.finished(), device.loadMatches(), device.loadMismatches(),
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                device.copiedBytes(), devicePorts.computeSteps(), device.mismatchExamples());
+                device.copiedBytes(), devicePorts.computeSteps(), device.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
+    }
+
+    /** Hands a completion to the model: a storage one through the driver, a stream's through its sink. */
+    private void take(Completed completed, long nowNs) {
+        if (completed.failure() != null) {
+            throw new IllegalStateException("a live " + completed.op().getClass().getSimpleName() + " failed on its stream thread: "
+                    + completed.failure(), completed.failure());
+        }
+        switch (completed.source()) {
+            case STORAGE -> {
+                storageCompleted(completed);
+                driver.deliver(completed.op(), completed.completion(), nowNs);
+            }
+            case STREAM -> {
+                deviceLanded++;
+                completed.sink().completed(completed.op(), completed.completion());
+            }
+            case CUDA -> {
+                cudaInFlight--;
+                completed.sink().completed(completed.op(), completed.completion());
+            }
+        }
+    }
+
+    /** Copies and compute steps handed to the device streams whose completion the model has not taken yet. */
+    private long deviceInFlight() {
+        return devicePorts.submitted() - deviceLanded;
+    }
+
+    private void storageCompleted(Completed completed) {
+        storageInFlight--;
+        Integer index = l2Recorded.remove(completed.op());
+        (completed.op() instanceof IoOp.L2Read ? l2Reads : l2Writes).completed(index, completed.reportedNs());
     }
 
     private static RequestSpec retimed(RequestSpec spec, long arrivalNs) {
@@ -256,9 +317,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         try {
             Completed completed = completions.poll(Math.min(waitNs, 10_000_000L), TimeUnit.NANOSECONDS);
             if (completed != null) {
-                storageInFlight--;
                 loopNowNs = System.nanoTime() - startNs;
-                driver.deliver(completed.op(), completed.completion(), loopNowNs);
+                take(completed, loopNowNs);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -279,6 +339,7 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
     @Override
     public void close() {
+        devicePorts.close();
         device.close();
     }
 }

@@ -51,6 +51,9 @@ public final class Libc {
     public static final int PROT_READ = 0x1;
     public static final int PROT_WRITE = 0x2;
     public static final int MAP_SHARED = 0x1;
+    public static final int MAP_PRIVATE = 0x2;
+    public static final int MAP_ANONYMOUS = 0x20;
+    public static final int MAP_NORESERVE = 0x4000;
     public static final int MAP_POPULATE = 0x8000;
 
     // sys/eventfd.h

@@ -10,6 +10,7 @@ import picocli.CommandLine.Spec;
 import tierlab.experiments.BenchCommand;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.ReplayCommand;
+import tierlab.experiments.run.BenchLiveCommand;
 
 /**
  * The {@code tierlab} command line. Each job is a subcommand class listed in {@code subcommands};
@@ -48,6 +49,8 @@ public final class Main implements Runnable {
         setIfUnset("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
         setIfUnset("slf4j.internal.verbosity", "WARN");
         CommandLine commandLine = new CommandLine(new Main());
+        // bench live runs experiments: its command lives with them and joins bench here.
+        commandLine.getSubcommands().get("bench").addSubcommand(new BenchLiveCommand());
         commandLine.setParameterExceptionHandler(Main::handleParameterException);
         commandLine.setExecutionExceptionHandler(Main::handleExecutionException);
         return commandLine;

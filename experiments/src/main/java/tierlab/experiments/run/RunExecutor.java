@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import tierlab.engine.BlockingStorage;
 import tierlab.experiments.IoProblems;
 import tierlab.experiments.OutputFolderCheck;
@@ -66,6 +67,8 @@ public final class RunExecutor {
     private final Map<String, RequestTrace> otherTraces = new ConcurrentHashMap<>();
     /** Taken lazily: a sweep of sim runs never reads the host's memory. */
     private volatile L1MemoryBudget l1Budget;
+    /** Sees each live pass's report (tierlab bench live reads its L2 activity); null: nobody. */
+    private volatile Consumer<LiveRuntime.Report> livePassObserver;
     /** Whether each hybrid or live run's L1 arena was mlocked, or why not (run.json), by run index. */
     private final Map<Integer, String> l1LockByRun = new ConcurrentHashMap<>();
     /** Each live run's GPU side: "cuda: the device, how L1 is pinned" or "host buffers: why" (run.json), by run index. */
@@ -85,6 +88,11 @@ public final class RunExecutor {
     RunExecutor(Path scratch, L1MemoryBudget l1Budget) {
         this.scratch = scratch;
         this.l1Budget = l1Budget;
+    }
+
+    /** Hands every live pass's report to {@code observer} (on the thread running the pass); null stops it. */
+    public void observeLivePasses(Consumer<LiveRuntime.Report> observer) {
+        this.livePassObserver = observer;
     }
 
     /** By run index: whether the run's L1 arena was mlocked, or why not; only hybrid and live runs are here. */
@@ -452,9 +460,11 @@ public final class RunExecutor {
         long realMatches;
         long realMismatches;
         final List<String> examples = new ArrayList<>();
+        private final Consumer<LiveRuntime.Report> observer;
 
-        LivePasses(ServingEngine engine) {
+        LivePasses(ServingEngine engine, Consumer<LiveRuntime.Report> observer) {
             this.engine = engine;
+            this.observer = observer;
         }
 
         /** Serves the passes with {@code servingEngine} from now on; returns it. */
@@ -481,6 +491,9 @@ public final class RunExecutor {
         @Override
         public void run(List<RequestSpec> requests) {
             LiveRuntime.Report report = runtime.run(requests);
+            if (observer != null) {
+                observer.accept(report);
+            }
             // The runtime's payload counts and examples cover every pass it served so far, not this one alone.
             realMatches = report.loadMatches();
             realMismatches = report.mismatches();
@@ -506,7 +519,7 @@ public final class RunExecutor {
         ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
                 gpu.decodeNsPerSequence());
         PassLoop loop = new PassLoop();
-        LivePasses live = new LivePasses(scheduler);
+        LivePasses live = new LivePasses(scheduler, livePassObserver);
         String refused = l1Budget().refusal(settings.l1CapacityBytes());
         if (refused == null) {
             refused = cudaRefusal(point);

@@ -1,9 +1,7 @@
 package tierlab.model.drive;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import tierlab.model.io.ComputePort;
 import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoCompletion;
@@ -105,17 +103,17 @@ public final class Driver {
         if (ops.isEmpty()) {
             return false;
         }
-        // The maps and lists exist only when the ops hold reads or writes; most drains carry neither.
-        Map<Long, List<IoOp.L2Read>> readBatches = null;
+        // The lists exist only when the ops hold reads or writes; most drains carry neither.
+        List<List<IoOp.L2Read>> readBatches = null;
         List<IoOp.L2Write> writes = null;
         for (int i = 0; i < ops.size(); i++) {
             IoOp op = ops.get(i);
             switch (op) {
                 case IoOp.L2Read read -> {
                     if (readBatches == null) {
-                        readBatches = new LinkedHashMap<>();
+                        readBatches = new ArrayList<>(2);
                     }
-                    readBatches.computeIfAbsent(read.batchId(), b -> new ArrayList<>()).add(read);
+                    batchOf(readBatches, read.batchId()).add(read);
                 }
                 case IoOp.L2Write write -> {
                     if (writes == null) {
@@ -129,13 +127,30 @@ public final class Driver {
             }
         }
         if (readBatches != null) {
-            for (List<IoOp.L2Read> batch : readBatches.values()) {
-                storage.submit(batch, storageSink);
+            for (int b = 0; b < readBatches.size(); b++) {
+                storage.submit(readBatches.get(b), storageSink);
             }
         }
         if (writes != null) {
             storage.submit(writes, storageSink);
         }
         return true;
+    }
+
+    /**
+     * The read batch with this id among {@code batches} (first-seen order), appended if new. A drain
+     * holds a handful of batches, and a batch's reads are emitted together, so the newest batch is
+     * tried first and a linear search beats a boxed-key map here.
+     */
+    private static List<IoOp.L2Read> batchOf(List<List<IoOp.L2Read>> batches, long batchId) {
+        for (int b = batches.size() - 1; b >= 0; b--) {
+            List<IoOp.L2Read> batch = batches.get(b);
+            if (batch.getFirst().batchId() == batchId) {
+                return batch;
+            }
+        }
+        List<IoOp.L2Read> batch = new ArrayList<>();
+        batches.add(batch);
+        return batch;
     }
 }

@@ -1,6 +1,7 @@
 package tierlab.model.io;
 
 import java.util.List;
+import java.util.Objects;
 import tierlab.model.geometry.BlockKey;
 
 /**
@@ -14,7 +15,20 @@ public sealed interface IoOp permits IoOp.L2Op, IoOp.CopyToGpu, IoOp.CopyFromGpu
     long ticket();
 
     /** Payload identity of one unit: the KV of one block lane is a pure function of its prefix key. */
-    record Content(BlockKey key, int lane) {}
+    record Content(BlockKey key, int lane) {
+        // Written out: the payload ledger and the lease checks compare contents on every load and
+        // lease, and the record's generated equals goes through a method-handle chain there.
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Content that && lane == that.lane && Objects.equals(key, that.key);
+        }
+
+        /** The value the record's generated hashCode gives (31 × key's hash + lane). */
+        @Override
+        public int hashCode() {
+            return 31 * Objects.hashCode(key) + lane;
+        }
+    }
 
     /** An operation on the L2 device: what a {@link StoragePort} performs. */
     sealed interface L2Op extends IoOp permits L2Read, L2Write {

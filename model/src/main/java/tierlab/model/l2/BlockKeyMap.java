@@ -85,6 +85,33 @@ final class BlockKeyMap<V> {
         }
     }
 
+    /**
+     * Maps the key to a non-null value unless it is already mapped: one probe run where
+     * {@code containsKey} then {@code put} walk it twice. Returns whether the value went in.
+     */
+    boolean putIfAbsent(BlockKey key, V value) {
+        if (value == null) {
+            throw new IllegalArgumentException("null value for " + key);
+        }
+        if ((size + 1) * 2 > values.length) {
+            grow();
+        }
+        long hi = key.hi();
+        long lo = key.lo();
+        for (int i = home(lo); ; i = (i + 1) & mask) {
+            if (values[i] == null) {
+                halves[2 * i] = hi;
+                halves[2 * i + 1] = lo;
+                values[i] = value;
+                size++;
+                return true;
+            }
+            if (halves[2 * i + 1] == lo && halves[2 * i] == hi) {
+                return false;
+            }
+        }
+    }
+
     /** Removes the key's mapping, if any, and closes the gap in its probe run. */
     void remove(BlockKey key) {
         long hi = key.hi();

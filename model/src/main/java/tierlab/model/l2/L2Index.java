@@ -127,11 +127,14 @@ public final class L2Index {
 
     /** Claims a free slot for a key; the caller has checked {@link #canClaim}. */
     public void claim(BlockKey key, BlockKey parent, int slot, int tokenCount, long runId) {
-        if (byKey.containsKey(key) || bySlot[slot] != null) {
+        if (bySlot[slot] != null) {
             throw new IllegalStateException("claim of " + key + " at slot " + slot + " over a present entry");
         }
         Entry entry = new Entry(key, parent, slot, tokenCount, runId);
-        byKey.put(key, entry);
+        // One probe both checks for a present entry and inserts (claims come by the hundred thousand in a replay).
+        if (!byKey.putIfAbsent(key, entry)) {
+            throw new IllegalStateException("claim of " + key + " at slot " + slot + " over a present entry");
+        }
         bySlot[slot] = entry;
     }
 

@@ -34,6 +34,8 @@ public final class EngineScheduler implements ServingEngine {
 
     private final SchedulerSettings settings;
     private final TieredStore store;
+    /** The R13 ablation, read once: the admission pass asks for it on every request it looks at. */
+    private final boolean r13StalePrefetchBound;
     private final DecisionTrace trace;
     private final ParkedHits parked;
     private final int blockTokens;
@@ -85,6 +87,7 @@ public final class EngineScheduler implements ServingEngine {
         this.blockTokens = store.settings().geometry().blockTokens();
         this.gpuBlocks = pool;
         this.kind = kind;
+        this.r13StalePrefetchBound = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND);
     }
 
     /** A request arrives now. */
@@ -319,7 +322,7 @@ public final class EngineScheduler implements ServingEngine {
             admitRunning(request, null, nowNs);
             return true;
         }
-        int activeNow = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
+        int activeNow = r13StalePrefetchBound ? prefetchesAtPassStart : activePrefetches;
         if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
                 && request.parkedNow
                 && parked.stillMixedOrL2(request)) {
@@ -345,7 +348,7 @@ public final class EngineScheduler implements ServingEngine {
             queue.remove();
             admitRunning(request, hit, nowNs);
         } else {
-            int active = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND) ? prefetchesAtPassStart : activePrefetches;
+            int active = r13StalePrefetchBound ? prefetchesAtPassStart : activePrefetches;
             if (active >= settings.prefetchMaxRequests()) {
                 if (!request.parkedNow) {
                     request.parkedNow = true;

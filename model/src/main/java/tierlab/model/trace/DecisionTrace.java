@@ -19,6 +19,8 @@ public final class DecisionTrace {
     private final int keepLast;
     private final ArrayList<String> recent = new ArrayList<>();
     private final DecisionListener listener;
+    /** Whether an event's values are needed beyond the hash (the text log or a listener). */
+    private final boolean logging;
 
     /** Receives every event, for an event log; may be null. */
     public interface DecisionListener {
@@ -32,6 +34,70 @@ public final class DecisionTrace {
     public DecisionTrace(int keepLast, DecisionListener listener) {
         this.keepLast = keepLast;
         this.listener = listener;
+        this.logging = keepLast > 0 || listener != null;
+    }
+
+    // Fixed-arity forms of record(kind, values...): the model records about 400 decisions per
+    // simulated second, and a varargs call allocates its long[] at every call site the JIT does not
+    // inline all the way (in a Mooncake replay's allocation profile long[] was about 9% of the bytes,
+    // most of it these arrays; docs/performance.md). They hash exactly
+    // as the varargs form does (the same mix over the same values in the same order) and build the
+    // array only when the text log or a listener asks for it.
+
+    public void record(String kind) {
+        hash = mix(hash ^ kind.hashCode());
+        eventCount++;
+        if (logging) {
+            recordedSlow(kind, new long[0]);
+        }
+    }
+
+    public void record(String kind, long a) {
+        hash = mix(mix(hash ^ kind.hashCode()) ^ a);
+        eventCount++;
+        if (logging) {
+            recordedSlow(kind, new long[] {a});
+        }
+    }
+
+    public void record(String kind, long a, long b) {
+        hash = mix(mix(mix(hash ^ kind.hashCode()) ^ a) ^ b);
+        eventCount++;
+        if (logging) {
+            recordedSlow(kind, new long[] {a, b});
+        }
+    }
+
+    public void record(String kind, long a, long b, long c) {
+        hash = mix(mix(mix(mix(hash ^ kind.hashCode()) ^ a) ^ b) ^ c);
+        eventCount++;
+        if (logging) {
+            recordedSlow(kind, new long[] {a, b, c});
+        }
+    }
+
+    public void record(String kind, long a, long b, long c, long d) {
+        hash = mix(mix(mix(mix(mix(hash ^ kind.hashCode()) ^ a) ^ b) ^ c) ^ d);
+        eventCount++;
+        if (logging) {
+            recordedSlow(kind, new long[] {a, b, c, d});
+        }
+    }
+
+    public void record(String kind, long a, long b, long c, long d, long e) {
+        hash = mix(mix(mix(mix(mix(mix(hash ^ kind.hashCode()) ^ a) ^ b) ^ c) ^ d) ^ e);
+        eventCount++;
+        if (logging) {
+            recordedSlow(kind, new long[] {a, b, c, d, e});
+        }
+    }
+
+    public void record(String kind, long a, long b, long c, long d, long e, long f) {
+        hash = mix(mix(mix(mix(mix(mix(mix(hash ^ kind.hashCode()) ^ a) ^ b) ^ c) ^ d) ^ e) ^ f);
+        eventCount++;
+        if (logging) {
+            recordedSlow(kind, new long[] {a, b, c, d, e, f});
+        }
     }
 
     public void record(String kind, long... values) {
@@ -41,6 +107,13 @@ public final class DecisionTrace {
         }
         hash = h;
         eventCount++;
+        if (logging) {
+            recordedSlow(kind, values);
+        }
+    }
+
+    /** Keeps the text of the last events or feeds the listener: off the hot path when neither is asked for. */
+    private void recordedSlow(String kind, long[] values) {
         if (keepLast > 0) {
             if (recent.size() == keepLast) {
                 recent.remove(0);

@@ -27,9 +27,15 @@ class BlockKeyMapTest {
             }
             for (int step = 0; step < 5_000; step++) {
                 BlockKey key = universe.get(random.nextInt(universe.size()));
-                if (random.nextInt(3) == 0) {
+                int choice = random.nextInt(6);
+                if (choice < 2) {
                     map.remove(key);
                     reference.remove(key);
+                } else if (choice == 2) {
+                    int value = random.nextInt(1_000);
+                    boolean wasAbsent = !reference.containsKey(key);
+                    assertEquals(wasAbsent, map.putIfAbsent(key, value), "seed " + seed + " step " + step);
+                    reference.putIfAbsent(key, value);
                 } else {
                     int value = random.nextInt(1_000);
                     map.put(key, value);

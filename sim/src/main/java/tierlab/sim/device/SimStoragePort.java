@@ -22,6 +22,8 @@ public final class SimStoragePort implements StoragePort {
     private final HostSubmitter submitter;
     private final CompletionTimeline timeline;
     private boolean l2Free;
+    private CompletionSink adaptedSink;
+    private OpSink adapted;
 
     /** {@code model} is the device model's registry name; the port calls itself {@code sim-MODEL}. */
     public SimStoragePort(String model, StorageDevice device, HostSubmitter submitter, CompletionTimeline timeline) {
@@ -42,7 +44,7 @@ public final class SimStoragePort implements StoragePort {
             return;
         }
         long nowNs = timeline.nowNs();
-        OpSink opSink = (done, completion) -> sink.completed((IoOp.L2Op) done, completion);
+        OpSink opSink = opSinkFor(sink);
         if (l2Free && ops.getFirst() instanceof IoOp.L2Write) {
             for (IoOp.L2Op op : ops) {
                 timeline.completeAt(op, nowNs, opSink);
@@ -54,6 +56,18 @@ public final class SimStoragePort implements StoragePort {
             boolean read = op instanceof IoOp.L2Read;
             timeline.completeAt(op, device.submit(read, op.lengthBytes(), atDeviceNs), opSink);
         }
+    }
+
+    /**
+     * The timeline's view of a storage sink. A driver passes the same sink with every submission, so
+     * the adapter is made once per sink, not once per submission.
+     */
+    private OpSink opSinkFor(CompletionSink sink) {
+        if (sink != adaptedSink) {
+            adaptedSink = sink;
+            adapted = (done, completion) -> sink.completed((IoOp.L2Op) done, completion);
+        }
+        return adapted;
     }
 
     @Override

@@ -25,7 +25,9 @@ import tierlab.sim.workload.MooncakeWorkload;
  * acceptance figure (at least 10,000×). Not a test (timing has no place in unit tests): a plain main
  * that runs the same replay as {@code MooncakeReplayTest} several times in one JVM, discards the
  * warm-up runs, and prints each run's ratio, the median, the engine steps and events per simulated
- * second, and the decision-trace hash (which must not change when the replay is made faster).
+ * second, and the decision-trace hash (which must not change when the replay is made faster), for
+ * every serving engine of the registry ({@link ServingEngines}), the default first; the median
+ * lines of all engines come last.
  * Beside wall time it reports the replaying thread's CPU time: on a shared build machine other
  * processes take the cores, and CPU time is then the fairer measure of the simulator's own cost.
  *
@@ -48,12 +50,27 @@ public final class MooncakeReplaySpeed {
         }
         Geometry geometry = new Geometry(ModelShape.QWEN3_8B, 512, 1);
         List<RequestSpec> requests = MooncakeWorkload.load(tracePath, geometry, new MooncakeWorkload.Options(0, timeScale));
+        // Every registered serving engine, the default first: a new engine is measured without an edit here.
+        List<String> engines = new ArrayList<>();
+        engines.add(SchedulerSettings.DEFAULT_ENGINE);
+        ServingEngines.names().stream().filter(name -> !name.equals(SchedulerSettings.DEFAULT_ENGINE)).forEach(engines::add);
+        List<String> medians = new ArrayList<>();
+        for (String engine : engines) {
+            medians.add(measure(engine, geometry, requests, timeScale, warmups, runs));
+        }
+        medians.forEach(System.out::println);
+    }
+
+    /** Warm-up and timed replays with one engine; prints each run and returns the engine's median line. */
+    private static String measure(String engine, Geometry geometry, List<RequestSpec> requests, double timeScale, int warmups,
+                                  int runs) {
         List<Double> ratios = new ArrayList<>();
         List<Double> cpuRatios = new ArrayList<>();
         for (int i = 0; i < warmups + runs; i++) {
             DecisionTrace trace = new DecisionTrace();
             TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
-            ServingEngine scheduler = ServingEngines.create(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
+            ServingEngine scheduler = ServingEngines.create(new SchedulerSettings(64, 16_384, 12_000, 2, true).withEngine(engine),
+                    store, trace);
             SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
             requests.forEach(runtime::submit);
             java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
@@ -69,9 +86,9 @@ public final class MooncakeReplaySpeed {
                 ratios.add(ratio);
                 cpuRatios.add(runtime.simulator().nowNs() / (double) cpuNs);
             }
-            System.out.printf(Locale.ROOT, "%s x%.1f: simulated %.1f s in %.3f s wall = %.0fx (%.3f s CPU = %.0fx); %d steps (%.1f per simulated s), "
+            System.out.printf(Locale.ROOT, "%s %s x%.1f: simulated %.1f s in %.3f s wall = %.0fx (%.3f s CPU = %.0fx); %d steps (%.1f per simulated s), "
                             + "%d events (%.1f per simulated s, %.2f us wall each), %d decisions, trace hash %016x%n",
-                    warm ? "run   " : "warmup", timeScale, simSeconds, wallNs / 1e9, ratio, cpuNs / 1e9,
+                    warm ? "run   " : "warmup", engine, timeScale, simSeconds, wallNs / 1e9, ratio, cpuNs / 1e9,
                     runtime.simulator().nowNs() / (double) cpuNs, runtime.gpu().steps(),
                     runtime.gpu().steps() / simSeconds, runtime.simulator().eventsFired(),
                     runtime.simulator().eventsFired() / simSeconds, wallNs / 1e3 / runtime.simulator().eventsFired(),
@@ -79,7 +96,8 @@ public final class MooncakeReplaySpeed {
         }
         double[] sorted = ratios.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         double[] cpuSorted = cpuRatios.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        System.out.printf(Locale.ROOT, "median of %d warm runs: %.0fx wall (all: %s), %.0fx CPU (all: %s)%n", sorted.length,
+        return String.format(Locale.ROOT, "median of %d warm runs (%s%s): %.0fx wall (all: %s), %.0fx CPU (all: %s)", sorted.length,
+                engine, engine.equals(SchedulerSettings.DEFAULT_ENGINE) ? ", the default engine" : "",
                 sorted[sorted.length / 2], Arrays.toString(Arrays.stream(sorted).mapToLong(Math::round).toArray()),
                 cpuSorted[cpuSorted.length / 2], Arrays.toString(Arrays.stream(cpuSorted).mapToLong(Math::round).toArray()));
     }
