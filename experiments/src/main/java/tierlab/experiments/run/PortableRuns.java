@@ -14,6 +14,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tierlab.model.sched.RequestOutcome;
+import tierlab.model.store.LookupResult.HitClass;
 import tierlab.sim.metrics.PassMetrics;
 import tierlab.sim.metrics.Sample;
 
@@ -93,12 +95,16 @@ public final class PortableRuns {
      * What a run produced, as plain values. Together with the {@link RunPoint} it ran, which the
      * driver already has, it is the {@link RunResult} again, every double bit for bit.
      *
-     * @param samples eight longs per sample, in {@link Sample}'s component order
+     * @param samples  eight longs per sample, in {@link Sample}'s component order
+     * @param outcomes per pass of {@code outcomePasses}, {@value #OUTCOME_LONGS} longs per request outcome, in
+     *                 {@link RequestOutcome}'s component order (the hit class by its ordinal, a flag as 0 or 1)
      */
     public record PortableResult(int index, List<String> passNames, List<double[]> passValues, List<String> runMetricNames,
                                  double[] runMetricValues, long[] samples, List<String> ttftPasses, List<long[]> ttftNs,
                                  String decisionHash, long decisionEvents, String failure, List<String> examples,
-                                 long wallNs) implements Serializable {
+                                 long wallNs, List<String> outcomePasses, List<long[]> outcomes) implements Serializable {
+
+        static final int OUTCOME_LONGS = 16;
 
         public static PortableResult of(RunResult result) {
             List<String> passNames = new ArrayList<>();
@@ -124,10 +130,41 @@ public final class PortableRuns {
                 samples[at++] = sample.prefetching();
                 samples[at++] = sample.inflightOps();
             }
+            List<String> outcomePasses = new ArrayList<>();
+            List<long[]> outcomes = new ArrayList<>();
+            result.outcomesByPass().forEach((pass, list) -> {
+                outcomePasses.add(pass);
+                outcomes.add(encode(list));
+            });
             return new PortableResult(result.point().index(), passNames, passValues, runNames, runValues, samples,
                     new ArrayList<>(result.ttftNsByPass().keySet()), new ArrayList<>(result.ttftNsByPass().values()),
                     result.decisionHash(), result.decisionEvents(), result.failure(), new ArrayList<>(result.examples()),
-                    result.wallNs());
+                    result.wallNs(), outcomePasses, outcomes);
+        }
+
+        private static long[] encode(List<RequestOutcome> list) {
+            long[] values = new long[list.size() * OUTCOME_LONGS];
+            int at = 0;
+            for (RequestOutcome o : list) {
+                long[] one = {o.requestId(), o.arrivalNs(), o.admittedNs(), o.firstTokenNs(), o.finishNs(), o.promptTokens(),
+                        o.outputTokens(), o.hitClass().ordinal(), o.hitTokens(), o.deferrals(), o.preemptions(),
+                        o.prefetched() ? 1 : 0, o.gpuCachedTokens(), o.l1Tokens(), o.l2Tokens(), o.loadsWaited()};
+                System.arraycopy(one, 0, values, at, OUTCOME_LONGS);
+                at += OUTCOME_LONGS;
+            }
+            return values;
+        }
+
+        private static List<RequestOutcome> decode(long[] values) {
+            List<RequestOutcome> list = new ArrayList<>(values.length / OUTCOME_LONGS);
+            HitClass[] classes = HitClass.values();
+            for (int at = 0; at < values.length; at += OUTCOME_LONGS) {
+                list.add(new RequestOutcome(values[at], values[at + 1], values[at + 2], values[at + 3], values[at + 4],
+                        values[at + 5], values[at + 6], classes[(int) values[at + 7]], values[at + 8], (int) values[at + 9],
+                        (int) values[at + 10], values[at + 11] != 0, values[at + 12], values[at + 13], values[at + 14],
+                        (int) values[at + 15]));
+            }
+            return List.copyOf(list);
         }
 
         /** The result again, for {@code point} (the driver's own copy of the point this ran). */
@@ -152,8 +189,13 @@ public final class PortableRuns {
             for (int i = 0; i < ttftPasses.size(); i++) {
                 ttft.put(ttftPasses.get(i), ttftNs.get(i));
             }
+            Map<String, List<RequestOutcome>> outcomesByPass = new LinkedHashMap<>();
+            for (int i = 0; i < outcomePasses.size(); i++) {
+                outcomesByPass.put(outcomePasses.get(i), decode(outcomes.get(i)));
+            }
             return new RunResult(point, List.copyOf(passes), Collections.unmodifiableMap(run), List.copyOf(sampleList),
-                    Collections.unmodifiableMap(ttft), decisionHash, decisionEvents, failure, List.copyOf(examples), wallNs);
+                    Collections.unmodifiableMap(ttft), decisionHash, decisionEvents, failure, List.copyOf(examples), wallNs,
+                    Collections.unmodifiableMap(outcomesByPass));
         }
     }
 
