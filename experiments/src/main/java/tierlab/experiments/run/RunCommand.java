@@ -70,7 +70,7 @@ public final class RunCommand implements Callable<Integer> {
     private Path out;
 
     @Option(names = {"-j", "--jobs"}, paramLabel = "N",
-            description = "Runs at a time [default: the number of cores].")
+            description = "Runs at a time [default: the number of cores; 1 for live runs, which measure this host].")
     private Integer jobs;
 
     @Option(names = {"-q", "--quiet"}, description = "No progress output; only the summary at the end.")
@@ -87,15 +87,25 @@ public final class RunCommand implements Callable<Integer> {
 
     static final String LOCAL_EXECUTOR = "local";
 
+    /**
+     * Runs at a time unless --jobs says: every core for simulations, one for live runs. Live runs measure
+     * the drive, the L1 memory and the GPU of this host; two at once share them and each measures half a
+     * machine (seen on a GPU host: two live runs of one file side by side, each slower than alone).
+     */
+    static int defaultJobs(ExperimentLoader.Experiment experiment) {
+        boolean live = experiment.points().stream().anyMatch(point -> point.config().mode().equals("live"));
+        return live ? 1 : Runtime.getRuntime().availableProcessors();
+    }
+
     @Override
     public Integer call() {
-        int threads = jobs == null ? Runtime.getRuntime().availableProcessors() : jobs;
-        if (threads < 1) {
-            throw new ParameterException(spec.commandLine(), "--jobs: must be >= 1, was " + threads);
+        if (jobs != null && jobs < 1) {
+            throw new ParameterException(spec.commandLine(), "--jobs: must be >= 1, was " + jobs);
         }
         file = CallerPaths.resolve(file);
         out = CallerPaths.resolve(out);
         ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
+        int threads = jobs != null ? jobs : defaultJobs(experiment);
         // Before any run: what killed runs left beside the output, then whether the output can be written at all.
         Path parent = outFolder(experiment).toAbsolutePath().normalize().getParent();
         if (parent != null) {
