@@ -130,7 +130,7 @@ public final class RunCommand implements Callable<Integer> {
         double wallSeconds = (System.nanoTime() - startNs) / 1e9;
 
         RunInfo info = RunInfo.of(experiment, results, command(experiment), wallSeconds, threads, startedAt);
-        String runJson = ResultFiles.json(info.json(experiment, results, executor.l1LockByRun()));
+        String runJson = ResultFiles.json(info.jsonWithFacts(experiment, results, executor.factsByRun()));
         ChartSpecs specs = ChartSpecs.of(experiment.file(), ChartSpecs.textOf(experiment.file()), experiment.spec());
         List<String> chartFailures = new ArrayList<>();
         Plotter.Plotted[] plotted = new Plotter.Plotted[1];

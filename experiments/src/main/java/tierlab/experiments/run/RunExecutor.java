@@ -59,8 +59,8 @@ public final class RunExecutor {
     private final Map<Path, MooncakeTrace> traces = new ConcurrentHashMap<>();
     /** Taken lazily: a sweep of sim runs never reads the host's memory. */
     private volatile L1MemoryBudget l1Budget;
-    /** Whether each hybrid or live run's L1 arena was mlocked, or why not (run.json), by run index. */
-    private final Map<Integer, String> l1LockByRun = new ConcurrentHashMap<>();
+    /** What each hybrid or live run ran on (run.json): L1 pinned or why not, storage backend, GPU copies; by run index. */
+    private final Map<Integer, RunFacts> factsByRun = new ConcurrentHashMap<>();
 
     /** @param scratch where hybrid and live runs put their L2 files (deleted after each run) */
     public RunExecutor(Path scratch) {
@@ -78,7 +78,22 @@ public final class RunExecutor {
 
     /** By run index: whether the run's L1 arena was mlocked, or why not; only hybrid and live runs are here. */
     Map<Integer, String> l1LockByRun() {
-        return Map.copyOf(l1LockByRun);
+        Map<Integer, String> locks = new LinkedHashMap<>();
+        factsByRun.forEach((run, facts) -> {
+            if (facts.l1Lock() != null) {
+                locks.put(run, facts.l1Lock());
+            }
+        });
+        return Map.copyOf(locks);
+    }
+
+    /** By run index: what each hybrid or live run ran on (run.json); sim runs are not here. */
+    Map<Integer, RunFacts> factsByRun() {
+        return Map.copyOf(factsByRun);
+    }
+
+    private void recordFacts(RunPoint point, java.util.function.UnaryOperator<RunFacts> change) {
+        factsByRun.compute(point.index(), (run, facts) -> change.apply(facts == null ? RunFacts.NONE : facts));
     }
 
     private L1MemoryBudget l1Budget() {
@@ -109,7 +124,7 @@ public final class RunExecutor {
         }
         try {
             PinnedArena arena = PinnedArena.allocate(bytes, true);
-            l1LockByRun.put(point.index(), arena.lockStatus().reason());
+            recordFacts(point, facts -> facts.withArena(arena));
             return new L1Arena(arena, grant);
         } catch (RuntimeException | Error e) {
             grant.close();
@@ -193,6 +208,8 @@ public final class RunExecutor {
             try {
                 l2 = l2File(point);
                 port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
+                StoragePort opened = port;
+                recordFacts(point, facts -> facts.withStorage(opened));
             } catch (IOException | UncheckedIOException e) {
                 // As in live mode: the run failed and says why in its row; the other runs go on.
                 return notStarted(point, trace, cannotOpen(l2 == null ? scratch : l2, settings.l2CapacityBytes(), e), startNs);
@@ -427,6 +444,8 @@ public final class RunExecutor {
              WarmStart.Opened warm = persistent == null ? null : WarmStart.open(settings, l2, trace);
              LiveRuntime runtime = new LiveRuntime(live.engine(warm == null ? scheduler : warmEngine(point, warm, trace)),
                      port, l1.arena(), timing, LIVE_STALL_TIMEOUT_NS)) {
+            // Live copies between L1 and the GPU go through host buffers until a CUDA copy port says otherwise.
+            recordFacts(point, facts -> facts.withStorage(port).withGpuCopies(RunFacts.HOST_BUFFERS));
             live.attach(runtime, port);
             failure = loop.run(passes, live, live.engine);
             if (failure == null) {
