@@ -69,6 +69,10 @@ public record ExperimentFile(String name, String description, String label, Stri
      * live mode only, a persistent L2 file (relative to the experiment file's folder) that the run
      * starts warm from when its index is valid and keeps, with its index, for the next run.
      *
+     * @param l1LimitGiB  hybrid and live: the most L1 a run may allocate, instead of what the host allows
+     *                    (HostLimits: 75% of MemAvailable; live also RLIMIT_MEMLOCK without CAP_IPC_LOCK)
+     * @param l2LimitGiB  hybrid and live: the largest L2 file a run may write, instead of the free space
+     *                    where the file goes
      * @param policyKnobs every other field: the replacement policies' knobs by their declared names
      *                    ({@code mruInterval}, ...), checked by the loader against the policy registry, so
      *                    a policy's new knob needs no field here
@@ -77,6 +81,7 @@ public record ExperimentFile(String name, String description, String label, Stri
                                Boolean promotionsAsHeadroom, Double headroomFraction, Integer ringCount,
                                Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
                                Boolean contiguousStaging, List<String> knownBugs, String baseline, String l2File,
+                               Double l1LimitGiB, Double l2LimitGiB,
                                @JsonAnySetter Map<String, JsonNode> policyKnobs) {
         public StoreSection {
             policyKnobs = policyKnobs == null ? Map.of() : policyKnobs;
@@ -84,7 +89,8 @@ public record ExperimentFile(String name, String description, String label, Stri
 
         /** A section with every field unset. */
         static StoreSection empty() {
-            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                    null, null);
         }
     }
 
