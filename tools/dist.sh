@@ -119,12 +119,13 @@ echo "$CLASSPATH" >"$STAGE/lib/classpath"
 # The modules are what jdeps finds in the jars that travel (plus jdk.unsupported, which guava and
 # others reach through reflection on sun.misc.Unsafe where jdeps cannot see it).
 step "finding the JDK modules with jdeps"
+# One jdeps run over all jars (the cut-down jars carry no module descriptors, so jdeps reads them
+# all as class-path jars); -s prints "jar -> module" lines.
 MODULES="$(
-  for jar in "$STAGE"/lib/*.jar; do
-    "$JDK/bin/jdeps" --multi-release 25 -s "$jar" 2>/dev/null || true
-  done | awk '$2 == "->" && $3 ~ /^(java|jdk)\./ {print $3}' | sort -u | paste -sd, -
+  "$JDK/bin/jdeps" --multi-release 25 -s "$STAGE"/lib/*.jar 2>"$ROOT/target/dist-stage/jdeps.err" \
+    | awk '$2 == "->" && $3 ~ /^(java|jdk)\./ {print $3}' | sort -u | paste -sd, -
 )"
-[[ -n "$MODULES" ]] || die "jdeps found no modules; is $JDK a full JDK?"
+[[ -n "$MODULES" ]] || die "jdeps found no modules ($(head -n 3 "$ROOT/target/dist-stage/jdeps.err" | tr '\n' ' '))"
 MODULES="$MODULES,jdk.unsupported"
 echo "$MODULES" | tr ',' '\n' | sort -u | paste -sd, - >"$ROOT/target/dist-stage/modules.txt"
 MODULES="$(cat "$ROOT/target/dist-stage/modules.txt")"

@@ -150,6 +150,11 @@ public final class JarSlim {
                     if (isClassFile(entry)) {
                         return root || reached.contains(className(entry));
                     }
+                    // A cut-down jar's module descriptor would name packages it no longer has; the
+                    // archive runs every jar on the class path, where descriptors are not read anyway.
+                    if (entry.endsWith("module-info.class")) {
+                        return root;
+                    }
                     return root || dropPrefixes.stream().noneMatch(entry::startsWith);
                 });
                 lines.append(jar.getFileName()).append('\t').append(kept).append('\t').append(all.size())
