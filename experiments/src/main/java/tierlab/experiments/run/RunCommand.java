@@ -182,7 +182,9 @@ public final class RunCommand implements Callable<Integer> {
                         value.row().reference(), ReportWriter.number(value.value()));
             }
         }
-        stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted().toList()));
+        // Only what is there: a chart that failed (no fonts) is not among the files written.
+        stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted()
+                .filter(name -> Files.exists(target.resolve(name))).toList()));
         stdout.flush();
         if (unexpected == 0 && !chartFailures.isEmpty()) {
             throw new CommandException(chartFailures.size() + " chart" + (chartFailures.size() == 1 ? "" : "s")
