@@ -184,9 +184,13 @@ fi
 step "packing"
 ARCHIVE="$OUT_DIR/$NAME.tar.xz"
 rm -f "$ARCHIVE"
-# Sorted names, fixed owner: the same tree packs to the same bytes. -T0 uses every core.
+# Sorted names, fixed owner: the same tree packs to the same bytes. -9's 64 MiB dictionary spans the
+# whole runtime image (the archive is one xz block, so -T0 ends up using one thread).
 tar --sort=name --owner=0 --group=0 --numeric-owner -C "$ROOT/target/dist-stage" -cf - "$NAME" \
   | xz -9 -T0 >"$ARCHIVE"
 size=$(stat -c %s "$ARCHIVE")
 step "done: $(( size / 1048576 )) MiB ($size bytes), unpacked $(du -sm "$STAGE" | cut -f1) MiB"
+# The archive travels to GPU hosts with the repository through a 64 MiB limit (docs/distribution.md).
+MAX_ARCHIVE_BYTES=$(( 45 << 20 ))
+(( size <= MAX_ARCHIVE_BYTES )) || die "$ARCHIVE is $size bytes, over the 45 MiB the archive may take (docs/distribution.md, Carrying it); find what grew in target/dist-stage/"
 echo "$ARCHIVE"
