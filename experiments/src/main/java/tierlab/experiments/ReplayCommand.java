@@ -55,6 +55,19 @@ public final class ReplayCommand implements Callable<Integer> {
 
     public static final String CHART_TITLE = "Mooncake trace: block miss ratio by L1 capacity";
 
+    /** Writes the chart's PNG and SVG; tests substitute one that fails, as a host without fonts does. */
+    @FunctionalInterface
+    interface ChartFiles {
+        void write(XYChart chart, Path png, Path svg) throws IOException;
+    }
+
+    static final ChartFiles FILES = (chart, png, svg) -> {
+        MissRatioChart.writePng(chart, png);
+        MissRatioChart.writeSvg(chart, svg);
+    };
+
+    static volatile ChartFiles chartFiles = FILES;
+
     @Spec
     private CommandSpec spec;
 
@@ -135,16 +148,35 @@ public final class ReplayCommand implements Callable<Integer> {
 
         String report = DemoReport.markdown(curves, read, typedCommand(), fullCommand(capacityBlocks),
                 PNG_FILE, CSV_FILE, SVG_FILE);
-        XYChart chart = MissRatioChart.of(curves, format.equals("mooncake") ? CHART_TITLE
-                : DemoReport.formatTitle(format) + " trace: block miss ratio by L1 capacity");
+        String chartTitle = format.equals("mooncake") ? CHART_TITLE
+                : DemoReport.formatTitle(format) + " trace: block miss ratio by L1 capacity";
+        String[] chartFailure = new String[1];
         AtomicOutputDirectory.write(out, OUTPUT_FILES, folder -> {
             MissRatioTable.writeCsv(curves, folder.resolve(CSV_FILE));
-            MissRatioChart.writePng(chart, folder.resolve(PNG_FILE));
-            MissRatioChart.writeSvg(chart, folder.resolve(SVG_FILE));
-            writeText(folder.resolve(REPORT_FILE), report);
+            // The chart last and on its own: a host that cannot draw it (no fonts: "Fontconfig head is
+            // null") still gets the table and the report, which says what is missing (issue 14 point 2).
+            String text = report;
+            try {
+                chartFiles.write(MissRatioChart.of(curves, chartTitle), folder.resolve(PNG_FILE), folder.resolve(SVG_FILE));
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                chartFailure[0] = CommandException.withRootCause(e);
+                Files.deleteIfExists(folder.resolve(PNG_FILE));
+                Files.deleteIfExists(folder.resolve(SVG_FILE));
+                text += "\n**The chart could not be drawn** (" + chartFailure[0] + "); `" + CSV_FILE + "` holds its data.\n";
+            }
+            writeText(folder.resolve(REPORT_FILE), text);
         });
 
-        printSummary(spec.commandLine().getOut(), read, curves, replaySeconds);
+        printSummary(spec.commandLine().getOut(), read, curves, replaySeconds, chartFailure[0] == null);
+        if (chartFailure[0] != null) {
+            PrintWriter stderr = spec.commandLine().getErr();
+            stderr.println("tierlab: chart " + PNG_FILE + " not drawn: " + chartFailure[0] + "; the table and the report"
+                    + " were written");
+            stderr.flush();
+            return 1;
+        }
         return 0;
     }
 
@@ -183,7 +215,8 @@ public final class ReplayCommand implements Callable<Integer> {
         return chosen;
     }
 
-    private void printSummary(PrintWriter stdout, RequestTrace read, MissRatioCurves curves, double replaySeconds) {
+    private void printSummary(PrintWriter stdout, RequestTrace read, MissRatioCurves curves, double replaySeconds,
+                              boolean chartWritten) {
         stdout.printf(Locale.ROOT, "trace %s: %,d requests, %,d block references, %,d distinct blocks%n",
                 read.file(), read.requests().size(), curves.references(), curves.distinctBlocks());
         stdout.printf(Locale.ROOT, "%,d replays (%d policies x %d capacities) in %.1f s%n%n",
@@ -210,7 +243,7 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         stdout.println();
         stdout.println("wrote:");
-        for (String name : List.of(CSV_FILE, PNG_FILE, SVG_FILE, REPORT_FILE)) {
+        for (String name : chartWritten ? List.of(CSV_FILE, PNG_FILE, SVG_FILE, REPORT_FILE) : List.of(CSV_FILE, REPORT_FILE)) {
             stdout.println("  " + out.resolve(name));
         }
         stdout.flush();

@@ -69,6 +69,31 @@ class ReplayCommandTest {
     }
 
     @Test
+    void aChartThatCannotBeDrawnCostsNeitherTheTableNorTheReport() throws IOException {
+        Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 7);
+        Path out = folder.resolve("out");
+        // What a host without fonts throws from the first string XChart measures.
+        ReplayCommand.chartFiles = (chart, png, svg) -> {
+            throw new RuntimeException("Fontconfig head is null, check your fonts or fonts configuration");
+        };
+        CommandRun run;
+        try {
+            run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "8,32");
+        } finally {
+            ReplayCommand.chartFiles = ReplayCommand.FILES;
+        }
+
+        assertEquals(1, run.exitCode(), "a chart that failed is a failure");
+        assertTrue(run.err().contains("miss-ratio.png not drawn: RuntimeException: Fontconfig head is null"), run.err());
+        assertEquals(Policies.names().size() * 2, readCsv(out.resolve(ReplayCommand.CSV_FILE)).size());
+        String report = Files.readString(out.resolve(ReplayCommand.REPORT_FILE));
+        assertTrue(report.contains("| lru |") && report.contains("**The chart could not be drawn** (RuntimeException:"
+                + " Fontconfig head is null"), report);
+        assertFalse(Files.exists(out.resolve(ReplayCommand.PNG_FILE)));
+        assertFalse(Files.exists(out.resolve(ReplayCommand.SVG_FILE)));
+    }
+
+    @Test
     void lruRowsMatchAPlainLinkedHashMapLru() throws IOException {
         Path trace = writeSyntheticTrace(folder.resolve("synthetic.jsonl"), 11);
         Path out = folder.resolve("out");

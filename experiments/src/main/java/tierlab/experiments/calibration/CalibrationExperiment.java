@@ -418,6 +418,12 @@ public final class CalibrationExperiment {
                 s = run(outputDirectory, settings, out::println);
             }
             out.println(describe(s));
+            // The profile and the tables are written; a chart that was not (a host without fonts)
+            // must still be said, on stderr and in the exit status, as 'tierlab run' does.
+            s.chartFailures().forEach(line -> System.err.println("calibration: " + line));
+            if (!s.chartFailures().isEmpty()) {
+                System.exit(1);
+            }
         } catch (IOException | IllegalArgumentException | IllegalStateException e) {
             System.err.println("calibration: " + e.getMessage());
             System.exit(1);

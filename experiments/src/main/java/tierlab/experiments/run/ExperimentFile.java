@@ -96,6 +96,10 @@ public record ExperimentFile(String name, String description, String label, Stri
      *                      ({@code tierlab.model.store.L2WritePolicy})
      * @param l2Admission   {@code none} [default], {@code frequency:N} or {@code doorkeeper}
      *                      ({@code tierlab.model.store.L2Admission})
+     * @param l1LimitGiB  hybrid and live: the most L1 a run may allocate, instead of what the host allows
+     *                    (HostLimits: 75% of MemAvailable; live also RLIMIT_MEMLOCK without CAP_IPC_LOCK)
+     * @param l2LimitGiB  hybrid and live: the largest L2 file a run may write, instead of the free space
+     *                    where the file goes
      * @param policyKnobs every other field: the replacement policies' knobs by their declared names
      *                    ({@code mruInterval}, ...), checked by the loader against the policy registry, so
      *                    a policy's new knob needs no field here
@@ -104,7 +108,7 @@ public record ExperimentFile(String name, String description, String label, Stri
                                Boolean promotionsAsHeadroom, Double headroomFraction, Integer ringCount,
                                Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
                                Boolean contiguousStaging, List<String> knownBugs, String baseline, String l2File,
-                               String l2WritePolicy, String l2Admission,
+                               String l2WritePolicy, String l2Admission, Double l1LimitGiB, Double l2LimitGiB,
                                @JsonAnySetter Map<String, JsonNode> policyKnobs) {
         public StoreSection {
             policyKnobs = policyKnobs == null ? Map.of() : policyKnobs;
@@ -112,7 +116,8 @@ public record ExperimentFile(String name, String description, String label, Stri
 
         /** A section with every field unset. */
         static StoreSection empty() {
-            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+            return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                    null, null, null, null);
         }
     }
 

@@ -8,7 +8,7 @@ import tierlab.experiments.OutputFolderCheck;
 
 /**
  * The native memory that the L1 arenas of concurrent hybrid and live runs may take together. Each
- * arena is up to 4 GiB and is allocated (and mlocked) whole, so {@code --jobs} runs at once could
+ * arena is allocated (and mlocked) whole, and each fits the host on its own (HostLimits), so {@code --jobs} runs at once could
  * ask for more than the host has and push it into swap or the OOM killer. A run takes its L1 bytes
  * from the budget before allocating and gives them back when its arena is freed; a run whose bytes
  * are not free waits for runs ahead of it, and a run that could never fit is refused with one line.
@@ -55,7 +55,8 @@ final class L1MemoryBudget {
             return null;
         }
         return "L1 of " + OutputFolderCheck.size(bytes) + " does not fit in the memory L1 arenas may use ("
-                + OutputFolderCheck.size(totalBytes) + ": " + source + "); lower store.l1CapacityGiB or free memory";
+                + OutputFolderCheck.size(totalBytes) + ": " + source + "); lower store.l1CapacityGiB, free memory, or set"
+                + " store.l1LimitGiB to override";
     }
 
     /**

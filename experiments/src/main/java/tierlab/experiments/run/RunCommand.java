@@ -126,8 +126,8 @@ public final class RunCommand implements Callable<Integer> {
 
         Instant startedAt = Instant.now();
         long startNs = System.nanoTime();
-        Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + experiment.name() + ".scratch");
-        RunExecutor executor = new RunExecutor(scratch);
+        Path scratch = scratchFolder(target, experiment);
+        RunExecutor executor = new RunExecutor(scratch, l1Budget(experiment));
         List<MissRatioReplays.Replay> replays = MissRatioReplays.compute(experiment, executor);
         List<RunResult> results;
         String executorDescription = null;
@@ -148,7 +148,7 @@ public final class RunCommand implements Callable<Integer> {
 
         RunInfo info = RunInfo.of(experiment, results, command(experiment), wallSeconds, threads, startedAt);
         com.fasterxml.jackson.databind.node.ObjectNode runRecord =
-                info.json(experiment, results, executor.l1LockByRun(), executor.gpuByRun());
+                info.jsonWithFacts(experiment, results, executor.factsByRun());
         if (executorDescription != null) {
             // Only a remote run names its executor: a local run's run.json stays as it was.
             runRecord.put("executor", executorDescription);
@@ -191,7 +191,9 @@ public final class RunCommand implements Callable<Integer> {
                         value.row().reference(), ReportWriter.number(value.value()));
             }
         }
-        stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted().toList()));
+        // Only what is there: a chart that failed (no fonts) is not among the files written.
+        stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted()
+                .filter(name -> Files.exists(target.resolve(name))).toList()));
         stdout.flush();
         if (unexpected == 0 && !chartFailures.isEmpty()) {
             throw new CommandException(chartFailures.size() + " chart" + (chartFailures.size() == 1 ? "" : "s")
@@ -315,9 +317,12 @@ public final class RunCommand implements Callable<Integer> {
      * of the hybrid and live runs that run at the same time (the largest {@code threads} of them).
      */
     private void checkOutputFolder(ExperimentLoader.Experiment experiment, int threads) {
+        checkL2Limits(experiment);
         List<Long> scratchBytes = experiment.points().stream()
                 .map(RunPoint::config)
                 .filter(config -> !config.mode().equals("sim") && config.l2File() == null)
+                // An explicit store.l2LimitGiB stands for the free space the user vouches for.
+                .filter(config -> l2LimitGiB(experiment) == null)
                 .map(config -> config.store().l2CapacityBytes())
                 .sorted(java.util.Comparator.reverseOrder())
                 .toList();
@@ -328,6 +333,46 @@ public final class RunCommand implements Callable<Integer> {
                         + OutputFolderCheck.size(concurrent.getFirst()) + (concurrent.size() == 1 ? "" : " at most")
                         + " for the hybrid/live runs at a time, plus tables, charts and report";
         OutputFolderCheck.check(outFolder(experiment), scratchTotal + OutputFolderCheck.OUTPUT_RESERVE_BYTES, why);
+    }
+
+    /**
+     * Each hybrid or live run's L2 file must fit where it goes (issue 14 point 7): the free space of
+     * its file system, or {@code store.l2LimitGiB}; one line refuses the first that does not,
+     * before any run.
+     */
+    private void checkL2Limits(ExperimentLoader.Experiment experiment) {
+        Path scratchFile = scratchFolder(outFolder(experiment), experiment).resolve("l2.bin");
+        for (RunPoint point : experiment.points()) {
+            RunConfig config = point.config();
+            if (config.mode().equals("sim")) {
+                continue;
+            }
+            Path l2 = config.l2File() != null ? config.l2File() : scratchFile;
+            String refused = HostLimits.l2Refusal(config.mode(), config.store().l2CapacityBytes(),
+                    HostLimits.l2(l2, l2LimitGiB(experiment)));
+            if (refused != null) {
+                throw new CommandException(experiment.file() + ": " + refused);
+            }
+        }
+    }
+
+    /** {@code store.l2LimitGiB} of the file, or null (a host fact, read from the file's store section). */
+    private static Double l2LimitGiB(ExperimentLoader.Experiment experiment) {
+        return experiment.spec().store() == null ? null : experiment.spec().store().l2LimitGiB();
+    }
+
+    /**
+     * The L1 budget of the runs: {@code store.l1LimitGiB} when the file sets it, else (null) three
+     * quarters of the memory the host has when the first hybrid or live run starts.
+     */
+    private static L1MemoryBudget l1Budget(ExperimentLoader.Experiment experiment) {
+        Double limitGiB = experiment.spec().store() == null ? null : experiment.spec().store().l1LimitGiB();
+        return limitGiB == null ? null
+                : new L1MemoryBudget((long) (limitGiB * Fields.GIB), "store.l1LimitGiB in the experiment file");
+    }
+
+    private static Path scratchFolder(Path target, ExperimentLoader.Experiment experiment) {
+        return target.toAbsolutePath().normalize().getParent().resolve("." + experiment.name() + ".scratch");
     }
 
     /** A progress bar on a terminal; one line per finished run otherwise (logs, CI). */

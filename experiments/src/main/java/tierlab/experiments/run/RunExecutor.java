@@ -69,12 +69,10 @@ public final class RunExecutor {
     private volatile L1MemoryBudget l1Budget;
     /** Sees each live pass's report (tierlab bench live reads its L2 activity); null: nobody. */
     private volatile Consumer<LiveRuntime.Report> livePassObserver;
-    /** Whether each hybrid or live run's L1 arena was mlocked, or why not (run.json), by run index. */
-    private final Map<Integer, String> l1LockByRun = new ConcurrentHashMap<>();
-    /** Each live run's GPU side: "cuda: the device, how L1 is pinned" or "host buffers: why" (run.json), by run index. */
-    private final Map<Integer, String> gpuByRun = new ConcurrentHashMap<>();
     /** Looked for once, at the first live run that may use CUDA. */
     private volatile CudaDevice cudaDevice;
+    /** What each hybrid or live run ran on (run.json): L1 pinned or why not, storage backend, GPU copies; by run index. */
+    private final Map<Integer, RunFacts> factsByRun = new ConcurrentHashMap<>();
 
     /** @param scratch where hybrid and live runs put their L2 files (deleted after each run) */
     public RunExecutor(Path scratch) {
@@ -97,12 +95,22 @@ public final class RunExecutor {
 
     /** By run index: whether the run's L1 arena was mlocked, or why not; only hybrid and live runs are here. */
     Map<Integer, String> l1LockByRun() {
-        return Map.copyOf(l1LockByRun);
+        Map<Integer, String> locks = new LinkedHashMap<>();
+        factsByRun.forEach((run, facts) -> {
+            if (facts.l1Lock() != null) {
+                locks.put(run, facts.l1Lock());
+            }
+        });
+        return Map.copyOf(locks);
     }
 
-    /** By run index: each live run's GPU side, CUDA's device or "host buffers" and why. */
-    Map<Integer, String> gpuByRun() {
-        return Map.copyOf(gpuByRun);
+    /** By run index: what each hybrid or live run ran on (run.json); sim runs are not here. */
+    Map<Integer, RunFacts> factsByRun() {
+        return Map.copyOf(factsByRun);
+    }
+
+    private void recordFacts(RunPoint point, java.util.function.UnaryOperator<RunFacts> change) {
+        factsByRun.compute(point.index(), (run, facts) -> change.apply(facts == null ? RunFacts.NONE : facts));
     }
 
     private CudaDevice cudaDevice() {
@@ -124,7 +132,7 @@ public final class RunExecutor {
             return null;
         }
         String refusal = "live.gpu is cuda but there is no usable CUDA device: " + cudaDevice().description();
-        gpuByRun.put(point.index(), "none: " + refusal);
+        recordFacts(point, facts -> facts.withGpuCopies("none: " + refusal));
         return refusal;
     }
 
@@ -138,7 +146,7 @@ public final class RunExecutor {
         String side;
         CudaCopyPort port = null;
         if (config.gpu().equals(RunConfig.GPU_HOST)) {
-            side = "host buffers: live.gpu is host";
+            side = RunFacts.HOST_BUFFERS + ": live.gpu is host";
         } else {
             CudaDevice device = cudaDevice();
             if (device.available()) {
@@ -147,10 +155,11 @@ public final class RunExecutor {
                 side = "cuda: " + device.description() + "; " + port.pinning()
                         + (config.verifyGpu() ? "; loads verified on the GPU side" : "; not verified (live.verify is false)");
             } else {
-                side = "host buffers: " + device.description();
+                side = RunFacts.HOST_BUFFERS + ": " + device.description();
             }
         }
-        gpuByRun.put(point.index(), side);
+        String copies = side;
+        recordFacts(point, facts -> facts.withGpuCopies(copies));
         System.err.println("tierlab: run " + point.index() + ": " + side);
         return port;
     }
@@ -183,7 +192,7 @@ public final class RunExecutor {
         }
         try {
             PinnedArena arena = PinnedArena.allocate(bytes, true);
-            l1LockByRun.put(point.index(), arena.lockStatus().reason());
+            recordFacts(point, facts -> facts.withArena(arena));
             return new L1Arena(arena, grant);
         } catch (RuntimeException | Error e) {
             grant.close();
@@ -288,6 +297,8 @@ public final class RunExecutor {
             try {
                 l2 = l2File(point);
                 port = StoragePorts.open(l2, arena, settings.l2CapacityBytes());
+                StoragePort opened = port;
+                recordFacts(point, facts -> facts.withStorage(opened));
             } catch (IOException | UncheckedIOException e) {
                 // As in live mode: the run failed and says why in its row; the other runs go on.
                 return notStarted(point, trace, cannotOpen(l2 == null ? scratch : l2, settings.l2CapacityBytes(), e), startNs);
@@ -536,6 +547,8 @@ public final class RunExecutor {
              WarmStart.Opened warm = persistent == null ? null : WarmStart.open(settings, l2, trace);
              LiveRuntime runtime = new LiveRuntime(live.engine(warm == null ? scheduler : warmEngine(point, warm, trace)),
                      port, l1.arena(), timing, LIVE_STALL_TIMEOUT_NS, cuda)) {
+            // The GPU copy path was recorded by gpuPort (CUDA's device and driver, or host buffers and why).
+            recordFacts(point, facts -> facts.withStorage(port));
             live.attach(runtime, port);
             failure = loop.run(passes, live, live.engine);
             if (failure == null) {

@@ -60,15 +60,17 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
      *                    (RLIMIT_MEMLOCK, no CAP_IPC_LOCK); written as the run's {@code l1Lock}
      */
     public ObjectNode json(ExperimentLoader.Experiment experiment, List<RunResult> results, Map<Integer, String> l1LockByRun) {
-        return json(experiment, results, l1LockByRun, Map.of());
+        Map<Integer, RunFacts> facts = new LinkedHashMap<>();
+        l1LockByRun.forEach((run, lock) -> facts.put(run, new RunFacts(null, lock, null, null)));
+        return jsonWithFacts(experiment, results, facts);
     }
 
     /**
-     * @param gpuByRun by run index, a live run's GPU side: "cuda: device, driver, pinning" or
-     *                 "host buffers: why"; written as the run's {@code gpu}
+     * @param factsByRun by run index, what a hybrid or live run ran on ({@link RunFacts}: L1 pinned
+     *                   or why not, storage backend, GPU copies), written into the run's entry
      */
-    public ObjectNode json(ExperimentLoader.Experiment experiment, List<RunResult> results, Map<Integer, String> l1LockByRun,
-                           Map<Integer, String> gpuByRun) {
+    public ObjectNode jsonWithFacts(ExperimentLoader.Experiment experiment, List<RunResult> results,
+                                    Map<Integer, RunFacts> factsByRun) {
         ObjectNode root = new ObjectMapper().createObjectNode();
         root.put("name", experiment.name());
         root.put("file", experiment.file().toString());
@@ -76,6 +78,7 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
         root.put("configSha256", configSha256);
         root.put("command", command);
         root.put("gitCommit", gitCommit);
+        BuildInfo.current().writeTo(root.putObject("tierlab"), gitCommit);
         root.put("mode", experiment.mode());
         ArrayNode seeds = root.putArray("seeds");
         experiment.points().stream().map(RunPoint::seed).distinct().forEach(seeds::add);
@@ -91,13 +94,9 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
             run.put("decisionTraceHash", result.decisionHash());
             run.put("decisions", result.decisionEvents());
             run.put("wallSeconds", result.wallNs() / 1e9);
-            String l1Lock = l1LockByRun.get(result.point().index());
-            if (l1Lock != null) {
-                run.put("l1Lock", l1Lock);
-            }
-            String gpu = gpuByRun.get(result.point().index());
-            if (gpu != null) {
-                run.put("gpu", gpu);
+            RunFacts facts = factsByRun.get(result.point().index());
+            if (facts != null) {
+                facts.writeTo(run);
             }
             if (result.failed()) {
                 run.put("failure", result.failure());
@@ -126,8 +125,21 @@ public record RunInfo(String command, String gitCommit, String configSha256, Map
         }
     }
 
-    /** The commit of the checkout tierlab runs from, with "-dirty" when it has local changes; "unknown" outside git. */
+    /**
+     * The commit tierlab was built from: baked into the distribution archive when it was built
+     * ({@link BuildInfo}); else the checkout's, with "-dirty" when it has local changes; "unknown"
+     * outside git.
+     */
     static String currentGitCommit() {
+        String baked = BuildInfo.current().gitCommit();
+        if (baked != null) {
+            return baked;
+        }
+        return checkoutCommit();
+    }
+
+    /** The commit of the checkout tierlab runs from, with "-dirty" when it has local changes; "unknown" outside git. */
+    static String checkoutCommit() {
         String commit = git("rev-parse", "HEAD");
         if (commit == null || commit.isBlank()) {
             return "unknown";

@@ -40,9 +40,6 @@ final class StoreSections {
             .add(RunConfig.NO_OFFLOAD, RunConfig.NO_OFFLOAD)
             .add(RunConfig.HOST_MEMORY, RunConfig.HOST_MEMORY)
             .build();
-    /** Hybrid and live runs allocate a real pinned L1 and a real L2 file of the configured sizes. */
-    static final double REAL_L1_LIMIT_GIB = 4;
-    static final double REAL_L2_LIMIT_GIB = 16;
 
     private StoreSections() {
     }
@@ -97,14 +94,19 @@ final class StoreSections {
         String baseline = BASELINES.get("store.baseline", or(store.baseline(), RunConfig.TIERED));
         double l1GiB = positive("store.l1CapacityGiB", or(store.l1CapacityGiB(), 64.0));
         double l2GiB = positive("store.l2CapacityGiB", or(store.l2CapacityGiB(), 256.0));
+        if (store.l1LimitGiB() != null) {
+            positive("store.l1LimitGiB", store.l1LimitGiB());
+        }
+        if (store.l2LimitGiB() != null) {
+            positive("store.l2LimitGiB", store.l2LimitGiB());
+        }
         if (mode.realStorage()) {
-            if (l1GiB > REAL_L1_LIMIT_GIB) {
-                throw new IllegalArgumentException("store.l1CapacityGiB: " + mode.name() + " mode pins a real L1 of this size;"
-                        + " at most " + REAL_L1_LIMIT_GIB + " GiB here, was " + l1GiB);
-            }
-            if (l2GiB > REAL_L2_LIMIT_GIB) {
-                throw new IllegalArgumentException("store.l2CapacityGiB: " + mode.name() + " mode writes a real L2 file of this"
-                        + " size; at most " + REAL_L2_LIMIT_GIB + " GiB here, was " + l2GiB);
+            // Hybrid and live runs allocate a real L1 of this size: it must fit what the host has (or
+            // the override). The L2 file's bound needs its folder, which the run command knows (HostLimits).
+            String refused = HostLimits.l1Refusal(mode.name(), pageAligned(l1GiB),
+                    HostLimits.l1(mode.name(), store.l1LimitGiB(), HostLimits.Host.current()));
+            if (refused != null) {
+                throw new IllegalArgumentException(refused);
             }
         }
         String policy = or(store.policy(), "lru");

@@ -168,8 +168,10 @@ class BadExperimentFileTest {
     }
 
     @Test
-    void aHybridL1BeyondTheRealLimitIsRefused() throws IOException {
-        CommandRun run = runFile("bad.yaml", GOOD.replace("l1CapacityGiB: 1", "l1CapacityGiB: 64") + "mode: hybrid\n");
-        assertOneClearLine(run, "bad.yaml", "store.l1CapacityGiB: hybrid mode pins a real L1");
+    void aHybridL1BeyondWhatTheHostHasIsRefused() throws IOException {
+        // A PiB: more than any host's memory (HostLimits; issue 14 point 7 replaced the fixed 4 GiB).
+        CommandRun run = runFile("bad.yaml", GOOD.replace("l1CapacityGiB: 1", "l1CapacityGiB: 1048576") + "mode: hybrid\n");
+        assertOneClearLine(run, "bad.yaml", "store.l1CapacityGiB: a hybrid run allocates a real L1 of 1048576.0 GiB",
+                "of memory available on this host (MemAvailable)", "set store.l1LimitGiB to override");
     }
 }

@@ -49,7 +49,7 @@ class LiveGpuRunTest {
         CudaDevice device = CudaDevice.probe();
         CommandRun run = runFile(LIVE);
         assertEquals(0, run.exitCode(), run.err());
-        String gpu = firstRun().path("gpu").asText();
+        String gpu = firstRun().path("gpuCopies").asText();
         System.out.println("run.json runs[0].gpu: " + gpu);
         if (device.available()) {
             assertTrue(gpu.startsWith("cuda: " + device.description()), gpu);
@@ -66,7 +66,7 @@ class LiveGpuRunTest {
     void hostIsHostBuffersWithoutLooking() throws IOException {
         CommandRun run = runFile(LIVE + "live: {gpu: host}\n");
         assertEquals(0, run.exitCode(), run.err());
-        assertEquals("host buffers: live.gpu is host", firstRun().path("gpu").asText());
+        assertEquals("host buffers: live.gpu is host", firstRun().path("gpuCopies").asText());
     }
 
     @Test
@@ -81,7 +81,7 @@ class LiveGpuRunTest {
         String failure = results.column("failure").getString(0);
         assertEquals("live.gpu is cuda but there is no usable CUDA device: " + device.description(), failure);
         assertEquals(1.0, results.numberColumn("run.failed").getDouble(0));
-        assertEquals("none: " + failure, firstRun().path("gpu").asText());
+        assertEquals("none: " + failure, firstRun().path("gpuCopies").asText());
     }
 
     @Test

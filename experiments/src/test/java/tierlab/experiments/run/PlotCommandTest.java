@@ -146,6 +146,8 @@ class PlotCommandTest {
             assertTrue(Files.size(out.resolve(name)) > 0, name + " was written");
         }
         assertFalse(Files.exists(out.resolve("bars.png")));
+        assertTrue(run.out().contains("wrote ") && run.out().contains("hit.png"), run.out());
+        assertFalse(run.out().contains("bars.png"), "the summary lists only the files written: " + run.out());
         String report = Files.readString(out.resolve("report.md"));
         assertTrue(report.contains("1 chart could not be drawn"), report);
         assertTrue(report.contains("- `bars` (warm.elapsedS by store.policy): Error: Fontconfig head is null"), report);
