@@ -53,7 +53,8 @@ class RunFactsTest {
         String backend = run.path("storageBackend").asText();
         assertTrue(probe.available() ? backend.startsWith("io_uring, ") : backend.startsWith("filechannel (io_uring unavailable: "),
                 backend);
-        assertEquals(RunFacts.HOST_BUFFERS, run.path("gpuCopies").asText());
+        // Host buffers here (no GPU): the words after the colon say why (no CUDA library, no device, or live.gpu is host).
+        assertTrue(run.path("gpuCopies").asText().startsWith(RunFacts.HOST_BUFFERS), run.path("gpuCopies").asText());
         boolean pinned = run.path("l1Pinned").asBoolean();
         String lock = run.path("l1Lock").asText();
         assertTrue(run.path("l1Pinned").isBoolean());
