@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs tierlab from its distribution archive on the H200 host (no Java, no Maven there) and packs
+# what it measured into $OUT. Usage: run-h200.sh ARCHIVE STEP...   (steps: probe torch pcie
+# quickstart livecuda calibration validate livebench aot). Each step has its own time limit so the
+# tables of the steps before it always come back; every step's output folder is packed at the end.
+set -uo pipefail
+archive="$(readlink -f "$1")"; shift
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${OUT:-/tmp/out}"; mkdir -p "$out"
+work=/root/tl; rm -rf "$work"; mkdir -p "$work/runs"
+log="$out/log.txt"
+say() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
+t0=$(date +%s)
+tar xJf "$archive" -C "$work" || { say "unpack failed"; exit 1; }
+tl="$(ls -d "$work"/tierlab-*/)bin/tierlab"
+say "unpacked in $(( $(date +%s) - t0 )) s: $tl"
+cd "$work/runs"
+step() {  # step NAME LIMIT_S COMMAND...
+  local name="$1" limit="$2"; shift 2
+  local s=$(date +%s)
+  say "step $name (limit ${limit} s): $*"
+  timeout "$limit" "$@" >"$work/runs/$name.stdout" 2>"$work/runs/$name.stderr"
+  local rc=$?
+  say "step $name rc=$rc in $(( $(date +%s) - s )) s"
+  tail -n 25 "$work/runs/$name.stdout" "$work/runs/$name.stderr" | tee -a "$log" >/dev/null
+}
+for s in "$@"; do
+  case "$s" in
+    probe) step probe 30 bash -c 'nvidia-smi; nproc; free -g; df -h /root /tmp; uname -r; cat /proc/meminfo | head -5; ulimit -l; ls /usr/local/cuda/targets/x86_64-linux/lib/libcudart*' ;;
+    torch) step torch 90 python3 "$here/torch_pcie.py" ;;
+    pcie) step pcie 120 "$tl" bench pcie --out "$work/runs/pcie" ;;
+    quickstart) step quickstart 90 env -i PATH=/usr/bin:/bin HOME=/root "$tl" run "$work"/tierlab-*/experiments/catalog/quickstart.yaml --quiet --out "$work/runs/quickstart" ;;
+    livecuda) step livecuda 180 "$tl" run "$work"/tierlab-*/experiments/catalog/live-cuda.yaml --out "$work/runs/live-cuda" ;;
+    calibration) step calibration 330 "$tl" run "$work"/tierlab-*/experiments/catalog/calibration.yaml --out "$work/runs/calibration" ;;
+    validate) step validate 480 "$tl" validate "$work"/tierlab-*/experiments/catalog/validation.yaml --out "$work/runs/validation" ;;
+    livebench) step livebench 240 "$tl" bench live "$here/live-throughput-h200.yaml" --rounds 3 --dir "$work/runs/livebench-l2" ;;
+    aot) step aot 200 bash -c 'for i in 1 2 3; do for mode in on off; do s=$(date +%s%N); TIERLAB_AOT=$mode "$0" run "$1" --quiet --out "$2/aot-$mode-$i" >/dev/null 2>&1; echo "quickstart first run, AOT $mode: $(( ($(date +%s%N) - s) / 1000000 )) ms"; done; done' "$tl" "$(ls -d "$work"/tierlab-*/)experiments/catalog/quickstart.yaml" "$work/scratch" ;;
+    *) say "unknown step $s" ;;
+  esac
+done
+# Pack every run folder without bulky raw data (L2 files, per-request tables over 8 MiB).
+rm -rf "$work/scratch" "$work/runs/livebench-l2"
+cd "$work/runs" && tar czf "$out/runs.tgz" --exclude='*.l2' --exclude='*.bin' --exclude='*.dat' \
+  --exclude='l2-*' $(find . -maxdepth 2 -size +8M -printf "--exclude=%P ") . 2>>"$log"
+say "packed $(du -h "$out/runs.tgz" | cut -f1); total $(( $(date +%s) - t0 )) s"
