@@ -62,27 +62,7 @@ final class BlockKeyMap<V> {
 
     /** Maps the key to a non-null value, replacing any previous one. */
     void put(BlockKey key, V value) {
-        if (value == null) {
-            throw new IllegalArgumentException("null value for " + key);
-        }
-        if ((size + 1) * 2 > values.length) {
-            grow();
-        }
-        long hi = key.hi();
-        long lo = key.lo();
-        for (int i = home(lo); ; i = (i + 1) & mask) {
-            if (values[i] == null) {
-                halves[2 * i] = hi;
-                halves[2 * i + 1] = lo;
-                values[i] = value;
-                size++;
-                return;
-            }
-            if (halves[2 * i + 1] == lo && halves[2 * i] == hi) {
-                values[i] = value;
-                return;
-            }
-        }
+        insert(key, value, true);
     }
 
     /**
@@ -90,6 +70,11 @@ final class BlockKeyMap<V> {
      * {@code containsKey} then {@code put} walk it twice. Returns whether the value went in.
      */
     boolean putIfAbsent(BlockKey key, V value) {
+        return insert(key, value, false);
+    }
+
+    /** One probe run: an empty slot takes the key (true); the key's own slot is replaced or kept (false). */
+    private boolean insert(BlockKey key, V value, boolean replace) {
         if (value == null) {
             throw new IllegalArgumentException("null value for " + key);
         }
@@ -107,6 +92,9 @@ final class BlockKeyMap<V> {
                 return true;
             }
             if (halves[2 * i + 1] == lo && halves[2 * i] == hi) {
+                if (replace) {
+                    values[i] = value;
+                }
                 return false;
             }
         }
