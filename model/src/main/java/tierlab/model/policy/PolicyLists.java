@@ -80,4 +80,19 @@ final class PolicyLists {
             nodesByKey.remove(forgotten.key);
         }
     }
+
+    /**
+     * The segmented-LRU promotion (slru, and w-tinylfu's main space): a probation key that is hit
+     * becomes the newest protected key, and the oldest protected keys beyond {@code protectedCapacity}
+     * go back to probation as its newest, keeping their second chance.
+     */
+    static void promoteToProtected(KeyNode node, KeyList probation, KeyList protectedSegment, long protectedCapacity) {
+        probation.remove(node);
+        protectedSegment.addNewest(node);
+        while (protectedSegment.size() > protectedCapacity) {
+            KeyNode demoted = protectedSegment.oldest();
+            protectedSegment.remove(demoted);
+            probation.addNewest(demoted);
+        }
+    }
 }

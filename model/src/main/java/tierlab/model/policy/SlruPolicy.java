@@ -72,13 +72,7 @@ public final class SlruPolicy implements ReplacementPolicy {
             protectedSegment.moveToNewest(node);
             return;
         }
-        probation.remove(node);
-        protectedSegment.addNewest(node);
-        while (protectedSegment.size() > protectedCapacity) {
-            KeyNode demoted = protectedSegment.oldest();
-            protectedSegment.remove(demoted);
-            probation.addNewest(demoted);
-        }
+        PolicyLists.promoteToProtected(node, probation, protectedSegment, protectedCapacity);
     }
 
     @Override

@@ -122,13 +122,7 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
         } else if (node.list == protectedSegment) {
             protectedSegment.moveToNewest(node);
         } else {
-            probation.remove(node);
-            protectedSegment.addNewest(node);
-            while (protectedSegment.size() > protectedCapacity) {
-                KeyNode demoted = protectedSegment.oldest();
-                protectedSegment.remove(demoted);
-                probation.addNewest(demoted);
-            }
+            PolicyLists.promoteToProtected(node, probation, protectedSegment, protectedCapacity);
         }
     }
 
