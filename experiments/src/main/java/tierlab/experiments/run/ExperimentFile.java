@@ -135,9 +135,13 @@ public record ExperimentFile(String name, String description, String label, Stri
      * @param engine a serving engine by its registry name ({@code tierlab.model.serving.ServingEngines}) [vllm]
      * @param prefixCaching automatic prefix caching of GPU blocks, for engines with a GPU prefix cache
      *                      ({@code vllm-v1}) [true]; engines without a GPU prefix cache ignore it
+     * @param prefetchStop  when a prefetch stops being waited for: {@code wait-complete} [default], {@code best-effort}
+     *                      or {@code timeout:BASE_MS+PER_1K_MS} ({@code tierlab.model.sched.PrefetchStop})
+     * @param loadLayerGroups a load is copied in this many layer groups, overlapping compute [1]
      */
     public record SchedulerSection(Integer concurrency, Long maxBatchedTokens, Long gpuKvBlocks,
-                                   Integer prefetchMaxRequests, Boolean allL1Bypass, String engine, Boolean prefixCaching) {}
+                                   Integer prefetchMaxRequests, Boolean allL1Bypass, String engine, Boolean prefixCaching,
+                                   String prefetchStop, Integer loadLayerGroups) {}
 
     /**
      * One chart. {@code type}: {@code line} (x numeric), {@code bar} (x categorical), {@code heatmap}

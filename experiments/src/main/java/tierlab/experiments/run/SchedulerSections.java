@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.run.ExperimentFile.SchedulerSection;
+import tierlab.model.sched.PrefetchStop;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.serving.ServingEngines;
 
@@ -16,7 +17,7 @@ import tierlab.model.serving.ServingEngines;
  */
 final class SchedulerSections {
 
-    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null, null);
+    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null, null, null, null);
 
     private SchedulerSections() {
     }
@@ -58,7 +59,9 @@ final class SchedulerSections {
         SchedulerSettings settings = withField("scheduler", () -> new SchedulerSettings(
                 or(scheduler.concurrency(), 16), or(scheduler.maxBatchedTokens(), 8192L),
                 or(scheduler.gpuKvBlocks(), defaultGpuKvBlocks), or(scheduler.prefetchMaxRequests(), 2),
-                or(scheduler.allL1Bypass(), true)).withEngine(engine).withPrefixCaching(or(scheduler.prefixCaching(), true)));
+                or(scheduler.allL1Bypass(), true)).withEngine(engine).withPrefixCaching(or(scheduler.prefixCaching(), true))
+                .withPrefetchStop(scheduler.prefetchStop() == null ? PrefetchStop.WAIT_COMPLETE : PrefetchStop.parse(scheduler.prefetchStop()))
+                .withLoadLayerGroups(or(scheduler.loadLayerGroups(), 1)));
         if (noOffload) {
             settings = settings.withoutOffload();
         }
@@ -68,6 +71,8 @@ final class SchedulerSections {
         parameters.put("scheduler.prefetchMaxRequests", settings.prefetchMaxRequests());
         parameters.put("scheduler.allL1Bypass", settings.allL1Bypass());
         parameters.put("scheduler.engine", settings.engine());
+        parameters.put("scheduler.prefetchStop", settings.prefetchStop().settingText());
+        parameters.put("scheduler.loadLayerGroups", settings.loadLayerGroups());
         // Only an engine with a GPU prefix cache has the knob: other engines' results keep their columns.
         if (ServingEngines.VLLM_V1.equals(engine)) {
             parameters.put("scheduler.prefixCaching", settings.prefixCaching());

@@ -135,4 +135,20 @@ class SchedulerSectionsTest {
             assertEquals(1000, sum, "row " + row + " of requests.csv");
         }
     }
+
+    @Test
+    void thePrefetchStopAndLayerGroupsAreColumnsAndABadStopIsOneLine() throws IOException {
+        Path out = folder.resolve("out/stop");
+        CommandRun run = run("stop.yaml", FILE + "  prefetchStop: timeout:50+2\n  loadLayerGroups: 4\n", out);
+        assertEquals(0, run.exitCode(), run.err());
+        Table results = Table.read().csv(out.resolve("results.csv").toFile());
+        assertEquals("timeout:50+2", results.stringColumn("scheduler.prefetchStop").get(0));
+        assertEquals(4, results.numberColumn("scheduler.loadLayerGroups").getDouble(0));
+        CommandRun bad = run("badstop.yaml", FILE + "  prefetchStop: soon\n", folder.resolve("out/badstop"));
+        assertEquals(1, bad.exitCode(), bad.err());
+        String err = bad.err().strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.contains("badstop.yaml") && err.contains("prefetchStop: 'soon' is not wait-complete"), err);
+        assertFalse(err.contains("Exception"), err);
+    }
 }

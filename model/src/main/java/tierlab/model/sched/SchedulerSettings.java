@@ -16,9 +16,23 @@ import tierlab.model.Settings;
  *                             restart creates the same kind
  * @param prefixCaching        automatic prefix caching of the GPU KV blocks (vLLM {@code enable_prefix_caching})
  *                             [true]; only engines with a GPU prefix cache ({@code vllm-v1}) read it
+ * @param prefetchStop         when a prefetch stops being waited for, the rest of the prompt recomputed
+ *                             [wait-complete: always waited for]
+ * @param loadLayerGroups      a load is copied to the GPU in this many layer groups, so compute of group i
+ *                             overlaps the copy of group i+1 [1: the whole block at once]
  */
 public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                                boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching) {
+                                boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching,
+                                PrefetchStop prefetchStop, int loadLayerGroups) {
+
+    /** The most layer groups a load may be split into: more than a model's layers would split nothing further. */
+    public static final int MAX_LOAD_LAYER_GROUPS = 1024;
+
+    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
+                             boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching) {
+        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching,
+                PrefetchStop.WAIT_COMPLETE, 1);
+    }
 
     public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
                              boolean allL1Bypass, boolean offload, String engine) {
@@ -46,6 +60,13 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
         if (engine == null || engine.isBlank()) {
             throw new IllegalArgumentException("engine must name a serving engine, was " + (engine == null ? "null" : "blank"));
         }
+        if (prefetchStop == null) {
+            throw new IllegalArgumentException("prefetchStop must be set");
+        }
+        if (loadLayerGroups < 1 || loadLayerGroups > MAX_LOAD_LAYER_GROUPS) {
+            throw new IllegalArgumentException("loadLayerGroups must be within [1, " + MAX_LOAD_LAYER_GROUPS + "], was "
+                    + loadLayerGroups);
+        }
     }
 
     /** vLLM-like defaults: 256 sequences, 8192 tokens per step, prefetch bound 2 with the L1 bypass. */
@@ -54,27 +75,40 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
     }
 
     public SchedulerSettings withConcurrency(int newMaxNumSeqs) {
-        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching);
+        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups);
     }
 
     public SchedulerSettings withPrefetch(int newPrefetchMaxRequests, boolean newAllL1Bypass) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine, prefixCaching);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups);
     }
 
     /** The no-offload baseline: the engine alone, recomputing every prompt. */
     public SchedulerSettings withoutOffload() {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine, prefixCaching);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine, prefixCaching, prefetchStop, loadLayerGroups);
     }
 
     /** The same knobs run by another serving engine (a registry name). */
     public SchedulerSettings withEngine(String newEngine) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, newEngine, prefixCaching);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, newEngine, prefixCaching, prefetchStop,
+                loadLayerGroups);
     }
 
     /** The same knobs with automatic prefix caching of GPU blocks on or off. */
     public SchedulerSettings withPrefixCaching(boolean newPrefixCaching) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                newPrefixCaching);
+                newPrefixCaching, prefetchStop, loadLayerGroups);
+    }
+
+    /** The same knobs with another prefetch stop policy. */
+    public SchedulerSettings withPrefetchStop(PrefetchStop newPrefetchStop) {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
+                prefixCaching, newPrefetchStop, loadLayerGroups);
+    }
+
+    /** The same knobs with loads copied in {@code newLoadLayerGroups} layer groups (1: whole blocks). */
+    public SchedulerSettings withLoadLayerGroups(int newLoadLayerGroups) {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
+                prefixCaching, prefetchStop, newLoadLayerGroups);
     }
 
     public boolean prefetchEnabled() {
