@@ -66,11 +66,9 @@ public final class ArcPolicy implements ReplacementPolicy {
     @Override
     public void onInsert(long key, long groupId, int positionInGroup) {
         PolicyPreconditions.checkInsertableKey(NAME, key);
-        KeyNode node = nodesByKey.get(key);
+        KeyNode node = PolicyLists.addIfUnknown(nodesByKey, key, t1);
         if (node == null) {
-            node = new KeyNode(key);
-            nodesByKey.putIfAbsent(key, node);
-            t1.addNewest(node);
+            // A new key, now the newest in T1; the ghost lists are trimmed below as after any insert.
         } else if (node.list == b1) {
             long delta = Math.max(1, b2.size() / b1.size());
             targetT1Size = Math.min(capacityEntries, targetT1Size + delta);

@@ -95,4 +95,20 @@ final class PolicyLists {
             probation.addNewest(demoted);
         }
     }
+
+    /**
+     * The insert step shared by the ghost-queue policies (2q, arc, s3-fifo): an unknown key gets a node,
+     * newest in {@code newKeys}, and null comes back; a known key's node comes back untouched, for the
+     * caller's own rule (a ghost hit, or refusing a resident key).
+     */
+    static KeyNode addIfUnknown(OffsetTable<KeyNode> nodesByKey, long key, KeyList newKeys) {
+        KeyNode known = nodesByKey.get(key);
+        if (known != null) {
+            return known;
+        }
+        KeyNode node = new KeyNode(key);
+        nodesByKey.putIfAbsent(key, node);
+        newKeys.addNewest(node);
+        return null;
+    }
 }

@@ -130,12 +130,11 @@ public final class S3FifoPolicy implements ReplacementPolicy {
     @Override
     public void onInsert(long key, long groupId, int positionInGroup) {
         PolicyPreconditions.checkInsertableKey(NAME, key);
-        KeyNode node = nodesByKey.get(key);
+        KeyNode node = PolicyLists.addIfUnknown(nodesByKey, key, small);
         if (node == null) {
-            node = new KeyNode(key);
-            nodesByKey.putIfAbsent(key, node);
-            small.addNewest(node);
-        } else if (node.list == ghost) {
+            return;
+        }
+        if (node.list == ghost) {
             ghost.remove(node);
             node.frequency = 0;
             main.addNewest(node);

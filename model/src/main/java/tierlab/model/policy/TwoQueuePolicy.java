@@ -71,12 +71,11 @@ public final class TwoQueuePolicy implements ReplacementPolicy {
     @Override
     public void onInsert(long key, long groupId, int positionInGroup) {
         PolicyPreconditions.checkInsertableKey(NAME, key);
-        KeyNode node = nodesByKey.get(key);
+        KeyNode node = PolicyLists.addIfUnknown(nodesByKey, key, a1in);
         if (node == null) {
-            node = new KeyNode(key);
-            nodesByKey.putIfAbsent(key, node);
-            a1in.addNewest(node);
-        } else if (node.list == a1out) {
+            return;
+        }
+        if (node.list == a1out) {
             a1out.remove(node);
             am.addNewest(node);
         } else {
