@@ -87,7 +87,7 @@ public final class EngineScheduler implements ServingEngine {
         this.gpuBlocks = pool;
         this.kind = kind;
         this.r13StalePrefetchBound = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND);
-        this.prefetches = new PrefetchWindow(store, trace, pool, blockTokens, retryBound, new PrefetchWindow.Owner() {
+        this.prefetches = new PrefetchWindow(store, trace, pool, blockTokens, retryBound, settings.prefetchStop(), new PrefetchWindow.Owner() {
             @Override
             public void admitRunning(EngineRequest request, LookupResult hit, long nowNs) {
                 EngineScheduler.this.admitRunning(request, hit, nowNs);
@@ -133,6 +133,8 @@ public final class EngineScheduler implements ServingEngine {
     public void tick(long nowNs) {
         handleStoreEvents(nowNs);
         if (stepPhase == StepPhase.IDLE) {
+            // The prefetch stop policy is applied at engine steps: overdue prefetches run with what arrived.
+            admissionDirty |= prefetches.stopOverdue(nowNs);
             if (admissionDirty) {
                 admissionDirty = false;
                 admit(nowNs);
@@ -188,6 +190,7 @@ public final class EngineScheduler implements ServingEngine {
                 startLoad(request, nowNs);
             } else {
                 store.releaseLease(request.spec.requestId(), nowNs);
+                request.hitReadFailed();
                 request.needsLoad = false;
                 stepLoads.remove(request);
                 maybeCompute(nowNs);
@@ -207,7 +210,7 @@ public final class EngineScheduler implements ServingEngine {
         } else {
             // Fall back to recompute: the lease goes, the tokens are computed.
             store.releaseLease(request.spec.requestId(), nowNs);
-            request.admittedHitTokens = 0;
+            request.hitReadFailed();
         }
         trace.record("loaded", request.spec.requestId(), succeeded ? 1 : 0, request.computedTokens);
         stepLoads.remove(request);

@@ -2,6 +2,7 @@ package tierlab.model.serving;
 
 import java.util.ArrayList;
 import java.util.List;
+import tierlab.model.sched.PrefetchStop;
 import tierlab.model.store.LookupResult;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -11,6 +12,11 @@ import tierlab.model.trace.DecisionTrace;
  * L2 hit into L1 under a lease while holding a sequence slot and their GPU blocks), starting one,
  * its completion, and cancelling the newest when decode needs its GPU blocks. The engine keeps the
  * queues; this class keeps the window's count and the prefetching requests in the order they began.
+ *
+ * <p>It also applies the prefetch stop policy ({@link PrefetchStop}; docs/policies.md, "Prefetch stop
+ * policies"): at an engine step past a prefetch's deadline the request is admitted with the leading
+ * blocks that arrived, and the rest of its hit is recomputed. With {@code wait-complete} nothing is
+ * ever stopped and no decision differs from an engine without stop policies.
  */
 final class PrefetchWindow {
 
@@ -29,18 +35,20 @@ final class PrefetchWindow {
     private final int blockTokens;
     private final PrefetchRetryBound retryBound;
     private final Owner owner;
+    private final PrefetchStop stop;
     /** The prefetching requests, in the order their prefetches began (at most prefetchMaxRequests). */
     private final List<EngineRequest> prefetching = new ArrayList<>();
     private long calls;
 
     PrefetchWindow(TieredStore store, DecisionTrace trace, GpuBlockPool gpuBlocks, int blockTokens,
-                   PrefetchRetryBound retryBound, Owner owner) {
+                   PrefetchRetryBound retryBound, PrefetchStop stop, Owner owner) {
         this.store = store;
         this.trace = trace;
         this.gpuBlocks = gpuBlocks;
         this.blockTokens = blockTokens;
         this.retryBound = retryBound;
         this.owner = owner;
+        this.stop = stop;
     }
 
     /** Requests prefetching now. */
@@ -68,6 +76,7 @@ final class PrefetchWindow {
                 request.phase = EngineRequest.Phase.PREFETCHING;
                 request.acquiring = true;
                 prefetching.add(request);
+                request.prefetchDeadlineNs = stop.deadlineNs(nowNs, request.spec.promptTokens());
                 request.loadsWaited++;
                 long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
                 gpuBlocks.fillTo(request, needBlocks);
@@ -91,6 +100,7 @@ final class PrefetchWindow {
             owner.admitRunning(request, request.hit, nowNs);
         } else {
             if (!succeeded) {
+                request.lastFailedHitTokens = request.hit.hitTokens();
                 retryBound.failed(request, trace);
             }
             // Failed (or the computed prefix changed): drop the lease and look the request up again.
@@ -113,5 +123,61 @@ final class PrefetchWindow {
             }
         }
         return false;
+    }
+
+    /**
+     * Stops waiting for every prefetch whose deadline is at or before {@code nowNs} (in the order the
+     * prefetches began): the store keeps the leading blocks whose every lane arrived and releases the
+     * rest (a read landing later is dropped, never served to this request); the request is admitted
+     * with that shorter hit, or as a miss when nothing arrived. The tokens it loses are counted as
+     * recomputed because of the stop, or of a failed read when the first block not kept had failed.
+     *
+     * @return whether any request was stopped (the admission pass has new room to look at)
+     */
+    boolean stopOverdue(long nowNs) {
+        if (stop.waitsForAll() || prefetching.isEmpty()) {
+            return false;
+        }
+        boolean stopped = false;
+        for (EngineRequest request : new ArrayList<>(prefetching)) {
+            if (request.prefetchDeadlineNs > nowNs) {
+                continue;
+            }
+            stopped = true;
+            prefetching.remove(request);
+            request.acquiring = false;
+            TieredStore.StoppedAcquire kept = store.stopAcquire(request.spec.requestId(), nowNs);
+            trace.record("prefetch-stop", request.spec.requestId(), kept.keptBlocks());
+            LookupResult hit = request.hit;
+            if (hit.computedTokens() != request.computedTokens) {
+                // The computed prefix changed under the prefetch: look it up again, as a completed one would.
+                owner.backToWaiting(request, nowNs);
+                continue;
+            }
+            LookupResult keptHit = keptPart(hit, kept);
+            request.prefetched = keptHit != null;
+            owner.admitRunning(request, keptHit, nowNs);
+            long lostTokens = hit.hitTokens() - (keptHit == null ? 0 : keptHit.hitTokens());
+            if (kept.failedRead()) {
+                request.failedReadTokens = lostTokens;
+            } else {
+                request.prefetchTimeoutTokens = lostTokens;
+            }
+        }
+        return stopped;
+    }
+
+    /** The part of {@code hit} a stopped prefetch kept: its first {@code keptBlocks} blocks (null: none). */
+    private LookupResult keptPart(LookupResult hit, TieredStore.StoppedAcquire kept) {
+        int keptBlocks = kept.keptBlocks();
+        if (keptBlocks == 0) {
+            return null;
+        }
+        int keptUnits = keptBlocks * (hit.units().size() / hit.hitBlocks());
+        // The hit's last block may be capped one token short of the prompt; a shorter hit ends on a block.
+        long keptTokens = Math.min(hit.hitTokens(), (long) keptBlocks * blockTokens);
+        return new LookupResult(hit.requestId(), hit.hitClass(), hit.computedTokens(), keptTokens, hit.startBlock(),
+                keptBlocks, hit.units().subList(0, keptUnits), hit.expected().subList(0, keptUnits),
+                kept.keptResidentUnits(), hit.leaseStatus(), hit.storeEpoch());
     }
 }
