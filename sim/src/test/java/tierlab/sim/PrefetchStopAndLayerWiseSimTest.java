@@ -16,6 +16,7 @@ import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
+import tierlab.model.testkit.BlockChains;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.kernel.SeedTree;
@@ -49,12 +50,7 @@ class PrefetchStopAndLayerWiseSimTest {
         for (int pass = 0; pass < 2; pass++) {
             for (int p = 0; p < 24; p++) {
                 int blocks = 20 + p % 21;
-                List<BlockKey> chain = new ArrayList<>();
-                BlockKey parent = BlockKey.ROOT;
-                for (int b = 0; b < blocks; b++) {
-                    parent = BlockKey.fromTraceId(parent, p, b);
-                    chain.add(parent);
-                }
+                List<BlockKey> chain = BlockChains.ofPrompt(p, blocks);
                 requests.add(new RequestSpec(pass * 100L + p, 0, blocks * 16L + 3, 2, chain));
             }
         }
