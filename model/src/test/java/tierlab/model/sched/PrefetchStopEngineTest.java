@@ -144,6 +144,19 @@ class PrefetchStopEngineTest {
     }
 
     @Test
+    void theSerialEngineCountsAFailedReadToo() {
+        EngineHarness h = l2Only(SchedulerSettings.defaults(512).withEngine("serial"), Set.of());
+        h.checkPayloads = false;
+        h.readFailureProbability = 1.0;
+        h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
+        h.runToQuiescence(10_000);
+        RequestOutcome o = outcome(h, 100);
+        assertEquals(0, o.hitTokens());
+        assertEquals(4 * 16, o.failedReadTokens());
+        assertEquals(PROMPT, o.recomputedTokens());
+    }
+
+    @Test
     void aFailedReadOnTheSynchronousPathIsRecomputedAndCountedSo() {
         // Prefetch off: the step reads L2 itself; the failed read sends the hit to recompute.
         EngineHarness h = l2Only(SchedulerSettings.defaults(512).withPrefetch(0, true), Set.of());
