@@ -5,16 +5,12 @@ import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
-import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.sched.PrefetchStop;
 import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
-import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.TinyModel;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.fault.FaultInjector;
@@ -44,14 +40,7 @@ class PrefetchStopLayerWiseProperties {
         runtime.setCheckInvariants(true);
         runtime.setCompletionFilter(new FaultInjector(new FaultSettings(0.1, 0, 0, 0.1, 2_000_000, 3_000_000, 0, 0,
                 List.of()), rig.seeds().random("faults")));
-        SplittableRandom workload = rig.seeds().random("workload");
-        long t = 0;
-        for (int i = 0; i < 30; i++) {
-            int prompt = workload.nextInt(8);
-            List<BlockKey> chain = BlockChains.ofPrompt(prompt, 2 + prompt % 4);
-            t += workload.nextInt(3_000_000);
-            runtime.submit(new RequestSpec(i, t, chain.size() * 16L + 3, 1 + workload.nextInt(3), chain));
-        }
+        DeterminismProperties.submitWorkload(runtime, rig.seeds());
         runtime.run();
         String config = "seed " + seed + ", L1 " + l1Blocks + " blocks, " + STOPS.get(stopIndex).settingText() + ", "
                 + layerGroups + " layer groups, " + scheduler.engine();

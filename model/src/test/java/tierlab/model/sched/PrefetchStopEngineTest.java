@@ -9,6 +9,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import tierlab.model.KnownBug;
 import tierlab.model.io.IoOp;
+import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
@@ -37,6 +38,14 @@ class PrefetchStopEngineTest {
         return h;
     }
 
+    /** Request 100 for p0 submitted at 0 under {@code stop}; its prefetch of the four blocks has begun. */
+    private static EngineHarness prefetching(PrefetchStop stop, Set<KnownBug> bugs) {
+        EngineHarness h = l2Only(SchedulerSettings.defaults(512).withPrefetchStop(stop), bugs);
+        h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
+        h.step();
+        return h;
+    }
+
     private static RequestOutcome outcome(EngineHarness h, long requestId) {
         return h.scheduler.finished().stream().filter(o -> o.requestId() == requestId).findFirst().orElseThrow();
     }
@@ -48,9 +57,7 @@ class PrefetchStopEngineTest {
     @Test
     void aTimeoutAdmitsTheBlocksThatArrivedAndRecomputesTheRest() {
         // Deadline 0 + 2,500 ns: reads land at 1,000, 2,000 and 3,000 ns; the step at 3,000 ns is past it.
-        EngineHarness h = l2Only(SchedulerSettings.defaults(512).withPrefetchStop(PrefetchStop.timeout(2_500, 0)), Set.of());
-        h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
-        h.step();
+        EngineHarness h = prefetching(PrefetchStop.timeout(2_500, 0), Set.of());
         assertEquals(1, h.scheduler.activePrefetches());
         completeRead(h);
         completeRead(h);
@@ -72,9 +79,7 @@ class PrefetchStopEngineTest {
 
     @Test
     void bestEffortRunsAtTheFirstStepAfterThePrefetchBegan() {
-        EngineHarness h = l2Only(SchedulerSettings.defaults(512).withPrefetchStop(PrefetchStop.BEST_EFFORT), Set.of());
-        h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
-        h.step();
+        EngineHarness h = prefetching(PrefetchStop.BEST_EFFORT, Set.of());
         assertEquals(1, h.scheduler.activePrefetches(), "the step that began it does not stop it");
         completeRead(h);
         assertEquals(0, h.scheduler.activePrefetches(), "stopped at the next step, with the one block that arrived");
@@ -93,9 +98,7 @@ class PrefetchStopEngineTest {
         // A begins at 0 (deadline 2,500 ns); B arrives at 1,000 ns, after block 0 landed, and joins the
         // reads of blocks 1-3 (deadline 3,500 ns). A stops at 3,000 ns with blocks 0-2; block 3's read
         // goes on for B, which gets every block at 4,000 ns.
-        EngineHarness h = l2Only(SchedulerSettings.defaults(512).withPrefetchStop(PrefetchStop.timeout(2_500, 0)), Set.of());
-        h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
-        h.step();
+        EngineHarness h = prefetching(PrefetchStop.timeout(2_500, 0), Set.of());
         completeRead(h);
         h.submit(101, PROMPT, 1, BlockChains.named("p0", 4));
         h.step();
@@ -117,10 +120,7 @@ class PrefetchStopEngineTest {
 
     @Test
     void withItsFixOffAReadLandingAfterTheStopIsAttachedToTheStoppedLease() {
-        EngineHarness h = l2Only(SchedulerSettings.defaults(512).withPrefetchStop(PrefetchStop.timeout(2_500, 0)),
-                Set.of(KnownBug.P1_SERVE_READ_AFTER_STOP));
-        h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
-        h.step();
+        EngineHarness h = prefetching(PrefetchStop.timeout(2_500, 0), Set.of(KnownBug.P1_SERVE_READ_AFTER_STOP));
         completeRead(h);
         completeRead(h);
         completeRead(h);
@@ -128,45 +128,36 @@ class PrefetchStopEngineTest {
         assertTrue(broken.getMessage().contains("promoting") || broken.getMessage().contains("I3"), broken.getMessage());
     }
 
-    @Test
-    void failedL2ReadsThatEndInRecomputeAreCountedAsFailedReads() {
-        // Every read fails: the prefetch is retried up to the bound (4), then the request recomputes its hit.
-        EngineHarness h = l2Only(SchedulerSettings.defaults(512), Set.of());
+    /** Request 100 for p0 under {@code scheduler} with every L2 read failing, run to the end: its outcome. */
+    private static RequestOutcome everyReadFails(SchedulerSettings scheduler) {
+        EngineHarness h = l2Only(scheduler, Set.of());
         h.checkPayloads = false;
         h.readFailureProbability = 1.0;
         h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
         h.runToQuiescence(10_000);
         RequestOutcome o = outcome(h, 100);
-        assertEquals(0, o.hitTokens());
+        // Nothing was loaded: the whole hit (64 tokens) is recomputed and counted as failed reads.
+        assertEquals(0, o.hitTokens(), "reported as computed, not as loaded");
         assertEquals(4 * 16, o.failedReadTokens());
         assertEquals(0, o.prefetchTimeoutTokens());
         assertEquals(PROMPT, o.recomputedTokens());
+        return o;
     }
 
     @Test
-    void theSerialEngineCountsAFailedReadToo() {
-        EngineHarness h = l2Only(SchedulerSettings.defaults(512).withEngine("serial"), Set.of());
-        h.checkPayloads = false;
-        h.readFailureProbability = 1.0;
-        h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
-        h.runToQuiescence(10_000);
-        RequestOutcome o = outcome(h, 100);
-        assertEquals(0, o.hitTokens());
-        assertEquals(4 * 16, o.failedReadTokens());
-        assertEquals(PROMPT, o.recomputedTokens());
+    void failedL2ReadsThatEndInRecomputeAreCountedAsFailedReads() {
+        // The prefetch is retried up to the bound (4), then the request recomputes the hit of its last try.
+        assertEquals(HitClass.MISS, everyReadFails(SchedulerSettings.defaults(512)).hitClass(), "admitted as a miss at last");
     }
 
     @Test
     void aFailedReadOnTheSynchronousPathIsRecomputedAndCountedSo() {
         // Prefetch off: the step reads L2 itself; the failed read sends the hit to recompute.
-        EngineHarness h = l2Only(SchedulerSettings.defaults(512).withPrefetch(0, true), Set.of());
-        h.checkPayloads = false;
-        h.readFailureProbability = 1.0;
-        h.submit(100, PROMPT, 1, BlockChains.named("p0", 4));
-        h.runToQuiescence(10_000);
-        RequestOutcome o = outcome(h, 100);
-        assertEquals(0, o.hitTokens(), "reported as computed, not as loaded");
-        assertEquals(4 * 16, o.failedReadTokens());
-        assertEquals(PROMPT, o.recomputedTokens());
+        assertEquals(HitClass.L2, everyReadFails(SchedulerSettings.defaults(512).withPrefetch(0, true)).hitClass());
+    }
+
+    @Test
+    void theSerialEngineCountsAFailedReadToo() {
+        assertEquals(HitClass.L2, everyReadFails(SchedulerSettings.defaults(512).withEngine("serial")).hitClass());
     }
 }
