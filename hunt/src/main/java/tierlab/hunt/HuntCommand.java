@@ -110,7 +110,7 @@ public final class HuntCommand implements Callable<Integer> {
                 }
             }
             if (match == null) {
-                throw new IllegalArgumentException("--ablate: unknown race '" + id + "' (R1..R13, W1)");
+                throw new IllegalArgumentException("--ablate: unknown race '" + id + "' (R1..R13, W1, P1)");
             }
             bugs.add(match);
         }
@@ -127,6 +127,7 @@ public final class HuntCommand implements Callable<Integer> {
         }
         profiles.add(Profile.vllmV1());
         profiles.addAll(Profile.writePolicies());
+        profiles.addAll(Profile.prefetchStops());
         return profiles;
     }
 

@@ -8,6 +8,7 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
 import tierlab.model.policy.BipPolicy;
+import tierlab.model.sched.PrefetchStop;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.L2Admission;
@@ -35,12 +36,25 @@ import tierlab.model.store.StoreSettings;
  * @param engine             engine level: the serving engine by its registry name [vllm; absent in older replay files]
  * @param l2WritePolicy      the store's L2 write policy by its setting text [write-through]
  * @param l2Admission        the store's L2 admission filter by its setting text [none]
+ * @param prefetchStop       engine level: the prefetch stop policy by its setting text [wait-complete; absent in older
+ *                           replay files]
  */
 public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
                          double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
                          int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
                          int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs, String engine,
-                         String l2WritePolicy, String l2Admission) {
+                         String l2WritePolicy, String l2Admission, String prefetchStop) {
+
+    /** A configuration whose engine waits for every prefetch (the stop policy of replay files before it existed). */
+    public HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
+                      double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
+                      int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
+                      int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs, String engine,
+                      String l2WritePolicy, String l2Admission) {
+        this(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots, contiguousStaging,
+                batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers, prefetchMaxRequests, maxNumSeqs,
+                gpuKvBlocks, knownBugs, engine, l2WritePolicy, l2Admission, null);
+    }
 
     /** A configuration for the default engine and store write path (write-through, no admission filter). */
     public HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
@@ -78,6 +92,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
         // Replay files written before the write policies existed have neither field: today's store.
         l2WritePolicy = L2WritePolicy.parse(l2WritePolicy == null ? "write-through" : l2WritePolicy).label();
         l2Admission = L2Admission.parse(l2Admission == null ? "none" : l2Admission).label();
+        prefetchStop = PrefetchStop.parse(prefetchStop == null ? "wait-complete" : prefetchStop).settingText();
         if (level == null) {
             throw new IllegalArgumentException("level must be STORE or ENGINE");
         }
@@ -134,13 +149,14 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     }
 
     public SchedulerSettings schedulerSettings() {
-        return new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false).withEngine(engine);
+        return new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false).withEngine(engine)
+                .withPrefetchStop(PrefetchStop.parse(prefetchStop));
     }
 
     public HuntConfig withKnownBugs(Set<KnownBug> bugs) {
         return new HuntConfig(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots,
                 contiguousStaging, batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers,
-                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs, engine, l2WritePolicy, l2Admission);
+                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs, engine, l2WritePolicy, l2Admission, prefetchStop);
     }
 
     /** The prompt chains: chain c shares its first {@code sharedPrefixBlocks} keys with chain 0. */

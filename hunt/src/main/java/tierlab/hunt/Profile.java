@@ -15,7 +15,16 @@ import java.util.List;
 public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
                       int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
                       int minSteps, int maxSteps, boolean ampleGpuBlocks, String engine, String l2WritePolicy,
-                      String l2Admission) {
+                      String l2Admission, String prefetchStop) {
+
+    /** A profile whose engine waits for every prefetch ({@code wait-complete}). */
+    public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
+                   int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
+                   int minSteps, int maxSteps, boolean ampleGpuBlocks, String engine, String l2WritePolicy,
+                   String l2Admission) {
+        this(name, level, tp, l1Blocks, l2Slots, chainCount, chainBlocks, readers, prefetchMaxRequests, weights, swarm,
+                failPercent, minSteps, maxSteps, ampleGpuBlocks, engine, l2WritePolicy, l2Admission, "wait-complete");
+    }
 
     /**
      * A profile for the default serving engine and store write path. The engine, the write policy and
@@ -55,6 +64,26 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
                         ENGINE_MIX, true, 20, 4, 70, false, null, "write-back", "doorkeeper"),
                 new Profile("write-through-frequency", engine, r(1, 2), r(1, 6), r(2, 12), r(1, 6), r(1, 4), r(2, 4), r(0, 3),
                         ENGINE_MIX, true, 20, 4, 70, false, null, "write-through", "frequency:2"));
+    }
+
+    /**
+     * The prefetch stop policies (docs/policies.md, "Prefetch stop policies"), at engine level: requests
+     * prefetch L2 hits and stop waiting for them part-way (best-effort at the next step; a timeout of a
+     * few completions, the hunt's clock moving 1 µs per completion), under swarm weights, failed reads and
+     * preemptions, for both vLLM-like engines. A read landing after its request stopped waiting must
+     * never be served to it nor pin a slice for it (invariants with P1), and the payload ledger (I6, I7)
+     * and liveness (I10) hold as for every engine profile. The policy is the profile's, not drawn, so the
+     * pinned seeds of the other profiles keep their schedules.
+     */
+    public static List<Profile> prefetchStops() {
+        HuntConfig.Level engine = HuntConfig.Level.ENGINE;
+        return List.of(
+                new Profile("prefetch-best-effort", engine, r(1, 2), r(2, 10), r(2, 16), r(1, 6), r(1, 4), r(2, 4), r(1, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, null, "write-through", "none", "best-effort"),
+                new Profile("prefetch-timeout", engine, r(1, 2), r(2, 10), r(2, 16), r(1, 6), r(1, 4), r(2, 4), r(1, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, null, "write-through", "none", "timeout:0.003+0.002"),
+                new Profile("prefetch-timeout-vllm-v1", engine, r(1, 2), r(2, 10), r(2, 16), r(1, 6), r(1, 4), r(2, 4), r(1, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, "vllm-v1", "write-through", "none", "timeout:0.002+0"));
     }
 
     /**
@@ -139,7 +168,11 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
             // for the same prompt promotes them while those writes are still in flight.
             case "W1" -> new Profile("W1", HuntConfig.Level.ENGINE, r(1, 1), r(1, 3), r(4, 12), r(1, 3), r(1, 3), r(2, 4), r(1, 2),
                     new int[] {8, 5, 0}, false, 0, 6, 50, false, null, "write-back", "none");
-            default -> throw new IllegalArgumentException("unknown race " + raceId + " (R1..R13, W1)");
+            // Prefetch stop: requests for the same few prompts prefetch from L2 and stop at the next step,
+            // while the reads they stopped waiting for are still in flight.
+            case "P1" -> new Profile("P1", HuntConfig.Level.ENGINE, r(1, 1), r(2, 8), r(4, 16), r(1, 3), r(2, 4), r(2, 4), r(1, 2),
+                    new int[] {10, 5, 0}, false, 0, 6, 50, false, null, "write-through", "none", "best-effort");
+            default -> throw new IllegalArgumentException("unknown race " + raceId + " (R1..R13, W1, P1)");
         };
     }
 }

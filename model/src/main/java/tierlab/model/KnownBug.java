@@ -38,9 +38,16 @@ public enum KnownBug {
      * the write policies"): a promotion of a range whose write-back is still in flight reads L2 at once
      * instead of waiting for that write, and so reads bytes that were never written there.
      */
-    W1_PROMOTE_DURING_WRITE_BACK;
+    W1_PROMOTE_DURING_WRITE_BACK,
+    /**
+     * Prefetch stop policies (not a race of the reference system, which always waits; docs/policies.md,
+     * "Prefetch stop policies"): when a request stops waiting for its prefetch, the units that had not
+     * arrived stop counting as leased but stay waiters of their promotions, so a read completing after
+     * the stop is attached to (and pins a slice for) a lease that no longer wants it.
+     */
+    P1_SERVE_READ_AFTER_STOP;
 
-    /** The race id as the spec names it, e.g. {@code R4} (or {@code W1} for the write policies' races). */
+    /** The race id as the spec names it, e.g. {@code R4} (or {@code W1} for the write policies' races, {@code P1} for the prefetch stop's). */
     public String raceId() {
         return name().substring(0, name().indexOf('_'));
     }

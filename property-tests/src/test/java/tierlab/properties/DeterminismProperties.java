@@ -30,6 +30,16 @@ class DeterminismProperties {
         SeedTree seeds = rig.seeds();
         runtime.setCompletionFilter(new FaultInjector(new FaultSettings(0.1, 0.05, 0, 0.1, 2_000_000, 3_000_000, 0, 0,
                 List.of()), seeds.random("faults")));
+        submitWorkload(runtime, seeds);
+        runtime.run();
+        if (runtime.ledger().mismatches() != 0 || !runtime.store().leftovers().isEmpty()) {
+            throw new AssertionError("seed " + seed + ": mismatches or leftovers");
+        }
+        return rig.trace().hash();
+    }
+
+    /** 30 requests over 8 prompts of 2–5 blocks, arriving up to 3 ms apart, drawn from the seed's "workload" stream. */
+    static void submitWorkload(SimRuntime runtime, SeedTree seeds) {
         SplittableRandom workload = seeds.random("workload");
         long t = 0;
         for (int i = 0; i < 30; i++) {
@@ -38,11 +48,6 @@ class DeterminismProperties {
             t += workload.nextInt(3_000_000);
             runtime.submit(new RequestSpec(i, t, chain.size() * 16L + 3, 1 + workload.nextInt(3), chain));
         }
-        runtime.run();
-        if (runtime.ledger().mismatches() != 0 || !runtime.store().leftovers().isEmpty()) {
-            throw new AssertionError("seed " + seed + ": mismatches or leftovers");
-        }
-        return rig.trace().hash();
     }
 
     @Test

@@ -33,6 +33,8 @@ import tierlab.model.KnownBug;
  *   <li>R13 prefetch bound: at most prefetchMaxRequests prefetches (I5).</li>
  *   <li>W1 write-back (issue 15's write policies, docs/policies.md): a promotion of a range waits for the
  *       write-back in flight on it (I6 payload mismatch).</li>
+ *   <li>P1 prefetch stop (issue 15's stop policies, docs/policies.md): a read landing after its request
+ *       stopped waiting is dropped or goes to the leases still waiting, never to the stopped one (invariants).</li>
  * </ul>
  *
  * The same properties with each fix switched off must fail: {@code AblationHuntTest}.

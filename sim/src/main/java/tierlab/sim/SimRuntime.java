@@ -8,6 +8,7 @@ import tierlab.model.drive.ProgressWatchdog;
 import tierlab.model.io.CompletionTimeline;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 import tierlab.model.io.PayloadLedger;
 import tierlab.model.l2.L2Snapshot;
@@ -91,6 +92,13 @@ public final class SimRuntime implements CompletionTimeline {
         // The model's seed is named after the model, so the nvme model keeps the seed it always had.
         this.storage = StorageModels.open(profile, seeds::seedOf, this);
         this.copies = new SimCopyPort(hostToDevice, deviceToHost, this, hostThread);
+        int layerGroups = scheduler.settings().loadLayerGroups();
+        if (layerGroups > 1) {
+            // Layer-wise loading: the copy port splits loads per layer group, the GPU computes behind them.
+            LayerGroupLoads loads = new LayerGroupLoads(layerGroups);
+            copies.setLayerGroups(loads);
+            gpu.setLayerGroups(loads);
+        }
         OpSink completed = (op, completion) -> {
             long nowNs = simulator.nowNs();
             driver().deliver(op, completion, nowNs);

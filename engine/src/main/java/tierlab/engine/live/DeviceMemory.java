@@ -88,6 +88,34 @@ public final class DeviceMemory implements AutoCloseable {
         }
     }
 
+    /**
+     * Pinned memory → GPU in {@code groups} layer groups (layer-wise loading): group g copies its share of
+     * every segment's lane (an even split of the lane's bytes, the remainder in the last group), then
+     * reports {@code landed.accept(g)}; every segment is verified once all its groups are in.
+     */
+    public void loadInGroups(IoOp.CopyToGpu copy, int groups, java.util.function.IntConsumer landed) {
+        long share = laneBytes / groups;
+        for (int group = 0; group < groups; group++) {
+            long from = group * share;
+            long bytes = group == groups - 1 ? laneBytes - from : share;
+            for (IoOp.GpuLoadSegment segment : copy.segments()) {
+                MemorySegment target = buffer(segment.gpuBlockId(), segment.expected().lane());
+                target.asSlice(from, bytes).copyFrom(l1.slice(segment.l1Offset() + from, bytes));
+                copiedBytes.addAndGet(bytes);
+            }
+            landed.accept(group);
+        }
+        for (IoOp.GpuLoadSegment segment : copy.segments()) {
+            MemorySegment target = buffer(segment.gpuBlockId(), segment.expected().lane());
+            if (PayloadPattern.matches(target, segment.expected().key(), segment.expected().lane())) {
+                loadMatches.incrementAndGet();
+            } else {
+                loadMismatches.incrementAndGet();
+                note("load of request " + copy.requestId() + " did not receive " + segment.expected());
+            }
+        }
+    }
+
     /** A process crash: device memory is gone. */
     public void wipe() {
         for (MemorySegment buffer : buffers.values()) {

@@ -9,6 +9,7 @@ import tierlab.model.io.ComputePort;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 
 /**
@@ -49,6 +50,13 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
     private long computeSteps;
     /** Operations handed to the streams so far (model thread only). */
     private long submitted;
+    /**
+     * Layer-wise loading (null: whole loads): the host-to-device stream copies each load group by group
+     * and records when each landed; a compute step is due when its last layer group, each started once
+     * its group landed and the one before was computed, is done. Locked on itself: the copy stream
+     * writes it, the model thread reads it.
+     */
+    private LayerGroupLoads layerGroups;
 
     LiveDevicePorts(DeviceMemory device, ComputeTiming timing, Completions completions) {
         this(device, timing, completions, device::computed);
@@ -70,10 +78,25 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
         });
     }
 
+    /** Loads in {@code loads}' layer groups from now on, computing behind them (call before the run). */
+    void setLayerGroups(LayerGroupLoads loads) {
+        this.layerGroups = loads;
+    }
+
     @Override
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
         submitted++;
-        hostToDevice.execute(() -> run(copy, sink, () -> device.load(copy)));
+        LayerGroupLoads loads = layerGroups;
+        if (loads == null) {
+            hostToDevice.execute(() -> run(copy, sink, () -> device.load(copy)));
+            return;
+        }
+        hostToDevice.execute(() -> run(copy, sink, () -> device.loadInGroups(copy, loads.groups(), group -> {
+            long landedNanoTime = System.nanoTime();
+            synchronized (loads) {
+                loads.landed(group, landedNanoTime);
+            }
+        })));
     }
 
     @Override
@@ -86,7 +109,18 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
     public void step(IoOp.Compute step, OpSink sink) {
         computeSteps++;
         submitted++;
-        long dueNanoTime = System.nanoTime() + timing.stepNs(step);
+        long issuedNanoTime = System.nanoTime();
+        long stepNs = timing.stepNs(step);
+        LayerGroupLoads loads = layerGroups;
+        long dueNanoTime;
+        if (loads == null) {
+            dueNanoTime = issuedNanoTime + stepNs;
+        } else {
+            // The step's loads have all landed (the model issues it after their completions), so the chain is known.
+            synchronized (loads) {
+                dueNanoTime = loads.stepEndNs(issuedNanoTime, stepNs);
+            }
+        }
         compute.execute(() -> run(step, sink, () -> {
             computed.accept(step);
             // The step takes its modelled time, however fast its payloads were written.

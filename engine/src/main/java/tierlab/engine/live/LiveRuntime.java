@@ -16,6 +16,7 @@ import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestOutcome;
@@ -120,6 +121,11 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                 new Completed(op, IoCompletion.ok(op.ticket()), System.nanoTime(), sink, failure, Source.STREAM));
         this.devicePorts = cuda == null ? new LiveDevicePorts(device, computeTiming, streamDone)
                 : new LiveDevicePorts(device, computeTiming, streamDone, cuda::computed);
+        int layerGroups = scheduler.settings().loadLayerGroups();
+        if (layerGroups > 1 && cuda == null) {
+            // Layer-wise loading on host buffers; the CUDA data path copies whole loads (docs/policies.md).
+            devicePorts.setLayerGroups(new LayerGroupLoads(layerGroups));
+        }
         CopyPort copies = cuda == null ? devicePorts : new CudaHandoffPort();
         OpSink completed = (op, completion) -> driver().deliver(op, completion, loopNowNs);
         this.driver = new Driver(scheduler, new ThreadHandoffPort(), copies, devicePorts, completed, (op, completion) -> {

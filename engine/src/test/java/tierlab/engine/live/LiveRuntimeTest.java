@@ -31,6 +31,21 @@ class LiveRuntimeTest {
 
     @Test
     void aFewHundredRequestsWithL1SmallerThanTheWorkingSetServeNoWrongByte() throws Exception {
+        runAndVerify(SchedulerSettings.defaults(4_096).withConcurrency(8));
+    }
+
+    /**
+     * The same run with loads copied in 4 layer groups (each lane's bytes in four slices, verified once all
+     * are in) and prefetches stopped at the next engine step: reads landing after the stop are dropped on
+     * real bytes, and no load delivers a wrong byte.
+     */
+    @Test
+    void layerWiseLoadsAndBestEffortPrefetchesServeNoWrongByte() throws Exception {
+        runAndVerify(SchedulerSettings.defaults(4_096).withConcurrency(8).withLoadLayerGroups(4)
+                .withPrefetchStop(tierlab.model.sched.PrefetchStop.BEST_EFFORT));
+    }
+
+    private void runAndVerify(SchedulerSettings schedulerSettings) throws Exception {
         // 2 KiB per token, 16-token blocks of 32 KiB; L1 of 48 blocks, 400 requests over 40 prompts of
         // 3–10 blocks (about 260 distinct blocks), so most warm hits come back from L2.
         Geometry geometry = TinyModel.smallGeometry();
@@ -49,7 +64,7 @@ class LiveRuntimeTest {
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), true);
              StoragePort port = open(dir.resolve("l2.bin"), arena, settings.l2CapacityBytes())) {
             DecisionTrace trace = new DecisionTrace();
-            ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(8),
+            ServingEngine scheduler = ServingEngines.create(schedulerSettings,
                     new TieredStore(settings, trace), trace);
             try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena,
                     new ComputeTiming(50_000, 200, 0.01, 20_000), 30_000_000_000L)) {

@@ -104,7 +104,7 @@ public final class PortableRuns {
                                  String decisionHash, long decisionEvents, String failure, List<String> examples,
                                  long wallNs, List<String> outcomePasses, List<long[]> outcomes) implements Serializable {
 
-        static final int OUTCOME_LONGS = 16;
+        static final int OUTCOME_LONGS = 18;
 
         public static PortableResult of(RunResult result) {
             List<String> passNames = new ArrayList<>();
@@ -148,7 +148,8 @@ public final class PortableRuns {
             for (RequestOutcome o : list) {
                 long[] one = {o.requestId(), o.arrivalNs(), o.admittedNs(), o.firstTokenNs(), o.finishNs(), o.promptTokens(),
                         o.outputTokens(), o.hitClass().ordinal(), o.hitTokens(), o.deferrals(), o.preemptions(),
-                        o.prefetched() ? 1 : 0, o.gpuCachedTokens(), o.l1Tokens(), o.l2Tokens(), o.loadsWaited()};
+                        o.prefetched() ? 1 : 0, o.gpuCachedTokens(), o.l1Tokens(), o.l2Tokens(), o.loadsWaited(),
+                        o.prefetchTimeoutTokens(), o.failedReadTokens()};
                 System.arraycopy(one, 0, values, at, OUTCOME_LONGS);
                 at += OUTCOME_LONGS;
             }
@@ -162,7 +163,7 @@ public final class PortableRuns {
                 list.add(new RequestOutcome(values[at], values[at + 1], values[at + 2], values[at + 3], values[at + 4],
                         values[at + 5], values[at + 6], classes[(int) values[at + 7]], values[at + 8], (int) values[at + 9],
                         (int) values[at + 10], values[at + 11] != 0, values[at + 12], values[at + 13], values[at + 14],
-                        (int) values[at + 15]));
+                        (int) values[at + 15], values[at + 16], values[at + 17]));
             }
             return List.copyOf(list);
         }

@@ -133,6 +133,9 @@ public final class ResultFiles {
         LongColumn l2 = LongColumn.create("l2Tokens");
         LongColumn recomputed = LongColumn.create("recomputedTokens");
         LongColumn loadsWaited = LongColumn.create("loadsWaited");
+        // Of the recomputed tokens, those a prefetch stop or a failed read cost (issue 15); the rest were misses.
+        LongColumn prefetchTimeout = LongColumn.create("recomputedTokensPrefetchTimeout");
+        LongColumn failedRead = LongColumn.create("recomputedTokensFailedRead");
         for (RunResult result : results) {
             result.ttftNsByPass().forEach((name, values) -> {
                 List<RequestOutcome> outcomes = result.outcomesByPass().getOrDefault(name, List.of());
@@ -148,17 +151,22 @@ public final class ResultFiles {
                         l2.append(outcome.l2Tokens());
                         recomputed.append(outcome.recomputedTokens());
                         loadsWaited.append(outcome.loadsWaited());
+                        prefetchTimeout.append(outcome.prefetchTimeoutTokens());
+                        failedRead.append(outcome.failedReadTokens());
                     } else {
                         gpu.appendMissing();
                         l1.appendMissing();
                         l2.appendMissing();
                         recomputed.appendMissing();
                         loadsWaited.appendMissing();
+                        prefetchTimeout.appendMissing();
+                        failedRead.appendMissing();
                     }
                 }
             });
         }
-        return Table.create("requests", run, pass, index, ttft, gpu, l1, l2, recomputed, loadsWaited);
+        return Table.create("requests", run, pass, index, ttft, gpu, l1, l2, recomputed, loadsWaited, prefetchTimeout,
+                failedRead);
     }
 
     public static Table timeseries(List<RunResult> results) {

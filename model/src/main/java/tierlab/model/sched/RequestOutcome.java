@@ -15,11 +15,24 @@ import tierlab.model.store.LookupResult.HitClass;
  * @param l1Tokens        of {@code hitTokens}, those whose KV was in L1 at the lookup
  * @param l2Tokens        of {@code hitTokens}, those read from L2
  * @param loadsWaited     store loads and prefetches the request waited for, over all its admissions
+ * @param prefetchTimeoutTokens of {@code recomputedTokens()}, store hit tokens recomputed because the engine
+ *                        stopped waiting for their prefetch (a prefetch stop policy)
+ * @param failedReadTokens of {@code recomputedTokens()}, store hit tokens recomputed because reading them
+ *                        failed (an L2 read, or their load to the GPU)
  */
 public record RequestOutcome(long requestId, long arrivalNs, long admittedNs, long firstTokenNs, long finishNs,
                              long promptTokens, long outputTokens, HitClass hitClass, long hitTokens,
                              int deferrals, int preemptions, boolean prefetched, long gpuCachedTokens, long l1Tokens,
-                             long l2Tokens, int loadsWaited) {
+                             long l2Tokens, int loadsWaited, long prefetchTimeoutTokens, long failedReadTokens) {
+
+    /** An outcome whose recomputed tokens all have the cause "miss" (nothing stopped, nothing failed). */
+    public RequestOutcome(long requestId, long arrivalNs, long admittedNs, long firstTokenNs, long finishNs,
+                          long promptTokens, long outputTokens, HitClass hitClass, long hitTokens,
+                          int deferrals, int preemptions, boolean prefetched, long gpuCachedTokens, long l1Tokens,
+                          long l2Tokens, int loadsWaited) {
+        this(requestId, arrivalNs, admittedNs, firstTokenNs, finishNs, promptTokens, outputTokens, hitClass, hitTokens,
+                deferrals, preemptions, prefetched, gpuCachedTokens, l1Tokens, l2Tokens, loadsWaited, 0, 0);
+    }
 
     /** An outcome without the source split: every hit token counted as L2, nothing from a GPU cache. */
     public RequestOutcome(long requestId, long arrivalNs, long admittedNs, long firstTokenNs, long finishNs,

@@ -50,6 +50,13 @@ final class EngineRequest {
     long admittedUnits;
     /** Store loads and prefetches it waited for, over all its admissions. */
     int loadsWaited;
+    /** When the engine stops waiting for its prefetch in progress (the stop policy's deadline). */
+    long prefetchDeadlineNs = Long.MAX_VALUE;
+    /** Hit tokens of its last failed prefetch: recomputed if it gives up reading L2. */
+    long lastFailedHitTokens;
+    /** At its last admission: hit tokens recomputed because a prefetch stopped waiting, or a read failed. */
+    long prefetchTimeoutTokens;
+    long failedReadTokens;
 
     EngineRequest(RequestSpec spec) {
         this.spec = spec;
@@ -116,6 +123,15 @@ final class EngineRequest {
         admittedHitTokens = hit == null ? 0 : hit.hitTokens();
         admittedResidentUnits = hit == null ? 0 : hit.residentUnits();
         admittedUnits = hit == null ? 0 : hit.units().size();
+        prefetchTimeoutTokens = 0;
+        // A request that gave up reading L2 recomputes the hit its last failed prefetch would have loaded.
+        failedReadTokens = recomputeStored && hit == null ? lastFailedHitTokens : 0;
+    }
+
+    /** Its admitted hit will not be loaded (a failed read): the tokens are recomputed and counted so. */
+    void hitReadFailed() {
+        failedReadTokens += admittedHitTokens;
+        admittedHitTokens = 0;
     }
 
     /**
@@ -127,6 +143,7 @@ final class EngineRequest {
         long l1Tokens = admittedUnits == 0 ? 0 : admittedHitTokens * admittedResidentUnits / admittedUnits;
         return new RequestOutcome(spec.requestId(), spec.arrivalNs(), admittedNs, firstTokenNs, finishNs,
                 spec.promptTokens(), spec.outputTokens(), admittedClass, admittedHitTokens, deferrals, preemptions,
-                prefetched, gpuCachedTokens, l1Tokens, admittedHitTokens - l1Tokens, loadsWaited);
+                prefetched, gpuCachedTokens, l1Tokens, admittedHitTokens - l1Tokens, loadsWaited, prefetchTimeoutTokens,
+                failedReadTokens);
     }
 }

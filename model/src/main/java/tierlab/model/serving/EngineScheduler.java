@@ -64,9 +64,8 @@ public final class EngineScheduler implements ServingEngine {
     private long computeTicket = -1;
     private IoOp.Compute currentCompute;
     private final List<EngineRequest> stepLoads = new ArrayList<>();
-    private int activePrefetches;
+    private final PrefetchWindow prefetches;
     private long stepIndex;
-    private long prefetchCalls;
     private long deferralCount;
     private long preemptionCount;
     private long computedPromptTokens;
@@ -88,6 +87,17 @@ public final class EngineScheduler implements ServingEngine {
         this.gpuBlocks = pool;
         this.kind = kind;
         this.r13StalePrefetchBound = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND);
+        this.prefetches = new PrefetchWindow(store, trace, pool, blockTokens, retryBound, settings.prefetchStop(), new PrefetchWindow.Owner() {
+            @Override
+            public void admitRunning(EngineRequest request, LookupResult hit, long nowNs) {
+                EngineScheduler.this.admitRunning(request, hit, nowNs);
+            }
+
+            @Override
+            public void backToWaiting(EngineRequest request, long nowNs) {
+                EngineScheduler.this.backToWaiting(request, nowNs);
+            }
+        });
     }
 
     /** A request arrives now. */
@@ -123,6 +133,8 @@ public final class EngineScheduler implements ServingEngine {
     public void tick(long nowNs) {
         handleStoreEvents(nowNs);
         if (stepPhase == StepPhase.IDLE) {
+            // The prefetch stop policy is applied at engine steps: overdue prefetches run with what arrived.
+            admissionDirty |= prefetches.stopOverdue(nowNs);
             if (admissionDirty) {
                 admissionDirty = false;
                 admit(nowNs);
@@ -167,27 +179,18 @@ public final class EngineScheduler implements ServingEngine {
         if (request == null || !request.acquiring) {
             return;
         }
-        request.acquiring = false;
         if (request.phase == EngineRequest.Phase.PREFETCHING) {
-            activePrefetches--;
-            trace.record("prefetch-done", request.spec.requestId(), succeeded ? 1 : 0);
-            if (succeeded && request.hit.computedTokens() == request.computedTokens) {
-                // Admitted with its lease: its sequence slot and GPU blocks were taken when the prefetch began.
-                request.prefetched = true;
-                admitRunning(request, request.hit, nowNs);
-            } else {
-                if (!succeeded) {
-                    retryBound.failed(request, trace);
-                }
-                // Failed (or the computed prefix changed): drop the lease and look the request up again.
-                backToWaiting(request, nowNs);
-            }
-        } else if (request.phase == EngineRequest.Phase.RUNNING) {
+            prefetches.onAcquireDone(request, succeeded, nowNs);
+            return;
+        }
+        request.acquiring = false;
+        if (request.phase == EngineRequest.Phase.RUNNING) {
             // Synchronous L2 path of a load (prefetch off).
             if (succeeded) {
                 startLoad(request, nowNs);
             } else {
                 store.releaseLease(request.spec.requestId(), nowNs);
+                request.hitReadFailed();
                 request.needsLoad = false;
                 stepLoads.remove(request);
                 maybeCompute(nowNs);
@@ -207,7 +210,7 @@ public final class EngineScheduler implements ServingEngine {
         } else {
             // Fall back to recompute: the lease goes, the tokens are computed.
             store.releaseLease(request.spec.requestId(), nowNs);
-            request.admittedHitTokens = 0;
+            request.hitReadFailed();
         }
         trace.record("loaded", request.spec.requestId(), succeeded ? 1 : 0, request.computedTokens);
         stepLoads.remove(request);
@@ -245,7 +248,7 @@ public final class EngineScheduler implements ServingEngine {
 
     private void admit(long nowNs) {
         // The R13 ablation reads the prefetch count once per pass, as the buggy version did.
-        int prefetchesAtPassStart = activePrefetches;
+        int prefetchesAtPassStart = prefetches.active();
         // One pass looks at no more than maxNumSeqs waiting requests: parked ones are looked up again
         // on the next pass, and a queue of thousands is not re-walked on every event.
         // The pass walks the queue in place and removes only the requests it lets in: a request it
@@ -261,7 +264,7 @@ public final class EngineScheduler implements ServingEngine {
         // differently, and a failure there ends the pass inside the run, having done nothing.
         // A GPU prefix cache that changed since the last pass may have moved parked requests' lookup starts.
         boolean skipping = settings.offload() && settings.prefetchEnabled() && settings.allL1Bypass()
-                && activePrefetches >= settings.prefetchMaxRequests() && !gpuBlocks.changedSinceLastAsked();
+                && prefetches.active() >= settings.prefetchMaxRequests() && !gpuBlocks.changedSinceLastAsked();
         long frontEpochAtStart = waitingFrontEpoch;
         long watchedGainsAtStart = store.watchedResidencyGains();
         long removalsAtStart = store.indexRemovals();
@@ -269,12 +272,12 @@ public final class EngineScheduler implements ServingEngine {
         passRunMaxNeedBlocks = 0;
         passLeading = skipping;
         if (skipping && parked.runHolds(frontEpochAtStart, watchedGainsAtStart, removalsAtStart)) {
-            boolean capacityFails = running.size() + activePrefetches >= settings.maxNumSeqs()
+            boolean capacityFails = running.size() + prefetches.active() >= settings.maxNumSeqs()
                     || gpuBlocks.freeCount() < parked.skipRunMaxNeedBlocks;
             if (parked.crossCheck()) {
                 parked.crossCheckRun(waiting.iterator(), parked.skipRunLength,
                         r -> gpuBlocks.blocksToTake(r, Math.ceilDiv(r.spec.promptTokens(), blockTokens)),
-                        need -> running.size() + activePrefetches >= settings.maxNumSeqs() || gpuBlocks.freeCount() < need,
+                        need -> running.size() + prefetches.active() >= settings.maxNumSeqs() || gpuBlocks.freeCount() < need,
                         capacityFails);
             }
             if (capacityFails) {
@@ -313,7 +316,7 @@ public final class EngineScheduler implements ServingEngine {
         }
         // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
         // so a finished prefetch can always run and release its lease.
-        if (running.size() + activePrefetches >= settings.maxNumSeqs() || gpuBlocks.freeCount() < gpuBlocks.blocksToTake(request, needBlocks)) {
+        if (running.size() + prefetches.active() >= settings.maxNumSeqs() || gpuBlocks.freeCount() < gpuBlocks.blocksToTake(request, needBlocks)) {
             passLeading = false;
             return false;
         }
@@ -322,7 +325,7 @@ public final class EngineScheduler implements ServingEngine {
             admitRunning(request, null, nowNs);
             return true;
         }
-        int activeNow = r13StalePrefetchBound ? prefetchesAtPassStart : activePrefetches;
+        int activeNow = r13StalePrefetchBound ? prefetchesAtPassStart : prefetches.active();
         if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
                 && request.parkedNow
                 && parked.stillMixedOrL2(request)) {
@@ -348,7 +351,7 @@ public final class EngineScheduler implements ServingEngine {
             queue.remove();
             admitRunning(request, hit, nowNs);
         } else {
-            int active = r13StalePrefetchBound ? prefetchesAtPassStart : activePrefetches;
+            int active = r13StalePrefetchBound ? prefetchesAtPassStart : prefetches.active();
             if (active >= settings.prefetchMaxRequests()) {
                 if (!request.parkedNow) {
                     request.parkedNow = true;
@@ -384,29 +387,7 @@ public final class EngineScheduler implements ServingEngine {
     private boolean startPrefetch(EngineRequest request, LookupResult hit, long nowNs) {
         request.parkedNow = false;
         parked.drop(request);
-        TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), hit, nowNs);
-        prefetchCalls++;
-        trace.record("prefetch", request.spec.requestId(), outcome.ordinal());
-        request.hit = hit;
-        switch (outcome) {
-            case READY -> {
-                request.prefetched = true;
-                admitRunning(request, hit, nowNs);
-            }
-            case PROMOTING -> {
-                request.phase = EngineRequest.Phase.PREFETCHING;
-                request.acquiring = true;
-                activePrefetches++;
-                request.loadsWaited++;
-                long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
-                gpuBlocks.fillTo(request, needBlocks);
-            }
-            case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
-                request.hit = null;
-                return false;
-            }
-        }
-        return true;
+        return prefetches.start(request, hit, nowNs);
     }
 
     private void admitRunning(EngineRequest request, LookupResult hit, long nowNs) {
@@ -563,16 +544,7 @@ public final class EngineScheduler implements ServingEngine {
 
     /** Cancels the newest prefetch: its lease (and so its promotions) go, its blocks are freed, it waits again. */
     private boolean cancelNewestPrefetch(long nowNs) {
-        for (EngineRequest request : requestsById.descendingMap().values()) {
-            if (request.phase == EngineRequest.Phase.PREFETCHING && !request.gpuBlocks.isEmpty()) {
-                activePrefetches--;
-                request.acquiring = false;
-                backToWaiting(request, nowNs);
-                trace.record("prefetch-cancel", request.spec.requestId());
-                return true;
-            }
-        }
-        return false;
+        return prefetches.cancelNewest(requestsById.descendingMap().values(), nowNs);
     }
 
     /**
@@ -713,11 +685,11 @@ public final class EngineScheduler implements ServingEngine {
     }
 
     public int activePrefetches() {
-        return activePrefetches;
+        return prefetches.active();
     }
 
     public long prefetchCalls() {
-        return prefetchCalls;
+        return prefetches.calls();
     }
 
     public long deferrals() {
@@ -772,16 +744,16 @@ public final class EngineScheduler implements ServingEngine {
             givenUpAfterFailures += request.recomputeStored && request.failedPrefetches > 0 ? 1 : 0;
         }
         retryBound.checkInvariants(givenUp, givenUpAfterFailures);
-        if (prefetching != activePrefetches) {
-            throw new IllegalStateException("I5: " + prefetching + " requests prefetching but the count says " + activePrefetches);
+        if (prefetching != prefetches.active()) {
+            throw new IllegalStateException("I5: " + prefetching + " requests prefetching but the count says " + prefetches.active());
         }
-        if (activePrefetches > settings.prefetchMaxRequests()) {
-            throw new IllegalStateException("I5: " + activePrefetches + " active prefetches exceed prefetchMaxRequests "
+        if (prefetches.active() > settings.prefetchMaxRequests()) {
+            throw new IllegalStateException("I5: " + prefetches.active() + " active prefetches exceed prefetchMaxRequests "
                     + settings.prefetchMaxRequests());
         }
         gpuBlocks.checkInvariants(heldBlocks);
-        if (running.size() + activePrefetches > settings.maxNumSeqs()) {
-            throw new IllegalStateException("running " + running.size() + " + prefetching " + activePrefetches
+        if (running.size() + prefetches.active() > settings.maxNumSeqs()) {
+            throw new IllegalStateException("running " + running.size() + " + prefetching " + prefetches.active()
                     + " > maxNumSeqs " + settings.maxNumSeqs());
         }
         for (Iterator<EngineRequest> it = waiting.iterator(); it.hasNext(); ) {

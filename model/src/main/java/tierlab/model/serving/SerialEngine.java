@@ -166,6 +166,8 @@ public final class SerialEngine implements ServingEngine {
                     if (done.succeeded()) {
                         load(request, nowNs);
                     } else {
+                        // Its L2 reads failed: the hit is computed instead, and counted as a failed read.
+                        request.hitReadFailed();
                         recompute(request, nowNs);
                     }
                 }
@@ -175,6 +177,7 @@ public final class SerialEngine implements ServingEngine {
                         request.computedTokens = request.hit.computedTokens() + request.hit.hitTokens();
                         nextStep(request);
                     } else {
+                        request.hitReadFailed();
                         recompute(request, nowNs);
                     }
                 }

@@ -378,6 +378,56 @@ final class Leases extends StorePart {
         leasedRemainingBytes -= laneBytes;
     }
 
+    /**
+     * Stops waiting for the rest of a lease that is still being acquired (a prefetch stop policy):
+     * keeps the leading blocks whose every lane is held and releases every unit after them. A
+     * promotion the lease waited for loses it as a waiter and is cancelled when nobody else waits
+     * (a read in flight then lands into its reserved slice and is dropped, never published for
+     * this lease); one shared with other leases goes on for them. The lease reports no
+     * {@link StoreEvent.AcquireDone} afterwards; with no block kept it is released whole.
+     */
+    TieredStore.StoppedAcquire stopAcquire(long requestId, long nowNs) {
+        Lease lease = leaseByRequest.get(requestId);
+        if (lease == null || lease.acquireReported || lease.activeLoad != null) {
+            return new TieredStore.StoppedAcquire(0, 0, false);
+        }
+        int heldPrefixUnits = 0;
+        while (heldPrefixUnits < lease.units.size() && lease.units.get(heldPrefixUnits).state == UnitState.HELD) {
+            heldPrefixUnits++;
+        }
+        int keptBlocks = heldPrefixUnits / tp;
+        int keptUnits = keptBlocks * tp;
+        int keptViaPromotion = 0;
+        for (int i = 0; i < keptUnits; i++) {
+            keptViaPromotion += lease.units.get(i).viaPromotion ? 1 : 0;
+        }
+        // The first unit not held says why the rest is not served: its read failed, or it had not arrived.
+        boolean failedRead = heldPrefixUnits < lease.units.size()
+                && lease.units.get(heldPrefixUnits).state == UnitState.FAILED;
+        trace.record("acquire-stop", requestId, keptBlocks, lease.units.size() / tp);
+        lease.acquireReported = true;
+        for (int i = keptUnits; i < lease.units.size(); i++) {
+            LeaseUnit leaseUnit = lease.units.get(i);
+            if (leaseUnit.state == UnitState.FAILED) {
+                lease.failedUnits--;
+            } else if (leaseUnit.state == UnitState.PROMOTING && races.p1ServeReadAfterStop) {
+                // The bug: the unit stops counting as leased but stays its promotion's waiter, so the
+                // read, landing after the stop, is attached to a lease that no longer waits for it.
+                leaseUnit.state = UnitState.RELEASED;
+                lease.promotingUnits--;
+                leasedUnitCounts[unitIndex(leaseUnit.unit)]--;
+                leasedRemainingBytes -= laneBytes;
+                continue;
+            }
+            releaseUnit(leaseUnit);
+        }
+        if (keptBlocks == 0) {
+            finishRelease(lease);
+        }
+        pump();
+        return new TieredStore.StoppedAcquire(keptBlocks, keptUnits - keptViaPromotion, failedRead);
+    }
+
     void reportAcquireIfDone(Lease lease) {
         if (lease.promotingUnits == 0 && !lease.acquireReported && leasesById.containsKey(lease.leaseId)) {
             lease.acquireReported = true;

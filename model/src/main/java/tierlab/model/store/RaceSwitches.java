@@ -37,6 +37,8 @@ final class RaceSwitches {
     final boolean r12VisibleBeforeAllLanes;
     /** W1: a promotion does not wait for a write-back in flight on its range. */
     final boolean w1PromoteDuringWriteBack;
+    /** P1: a prefetch stop leaves its unarrived units waiting on their promotions, which publish into it later. */
+    final boolean p1ServeReadAfterStop;
 
     RaceSwitches(StoreSettings settings) {
         this.r1PublishStalePromotion = settings.has(KnownBug.R1_PUBLISH_STALE_PROMOTION);
@@ -52,5 +54,6 @@ final class RaceSwitches {
         this.r11WriteToReallocatedSlot = settings.has(KnownBug.R11_WRITE_TO_REALLOCATED_SLOT);
         this.r12VisibleBeforeAllLanes = settings.has(KnownBug.R12_VISIBLE_BEFORE_ALL_LANES);
         this.w1PromoteDuringWriteBack = settings.has(KnownBug.W1_PROMOTE_DURING_WRITE_BACK);
+        this.p1ServeReadAfterStop = settings.has(KnownBug.P1_SERVE_READ_AFTER_STOP);
     }
 }

@@ -207,6 +207,25 @@ public final class TieredStore {
     }
 
     /**
+     * What {@link #stopAcquire} kept of a lease being acquired.
+     *
+     * @param keptBlocks        leading blocks of the hit whose every lane arrived (0: the lease was released whole)
+     * @param keptResidentUnits of the kept units, those that were already in L1 (not promoted for this lease)
+     * @param failedRead        the first unit not kept had failed to read (else it had not arrived yet)
+     */
+    public record StoppedAcquire(int keptBlocks, int keptResidentUnits, boolean failedRead) {}
+
+    /**
+     * A prefetch stop policy gives up waiting for a lease still being acquired: the leading blocks
+     * whose every lane is held stay leased, the rest is released (its promotions cancelled unless
+     * another lease waits for them; a read landing later is dropped, not served to this request).
+     * No {@link StoreEvent.AcquireDone} follows.
+     */
+    public StoppedAcquire stopAcquire(long requestId, long nowNs) {
+        return leases.stopAcquire(requestId, nowNs);
+    }
+
+    /**
      * Releases a request's lease (finish, preemption, abort, shutdown). While its load is copying,
      * the lease is only marked release-all and finishes when the copy ends, so borrowed slices
      * are never reused under a copy (R8).

@@ -4,6 +4,7 @@ import tierlab.model.io.CompletionTimeline;
 import tierlab.model.io.ComputePort;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 
 /**
@@ -17,6 +18,8 @@ public final class GpuModel implements ComputePort {
     private final HostThread hostThread;
     private long steps;
     private long busyNs;
+    /** Null: a step computes after its loads (loadLayerGroups = 1, the default). */
+    private LayerGroupLoads layerGroups;
 
     /** Steps that cost the host nothing to schedule. */
     public GpuModel(GpuProfile profile, CompletionTimeline timeline) {
@@ -31,10 +34,16 @@ public final class GpuModel implements ComputePort {
         this.timeline = timeline;
     }
 
+    /** Computes steps layer group by layer group behind the loads that {@code loads} records (null: whole steps). */
+    public void setLayerGroups(LayerGroupLoads loads) {
+        this.layerGroups = loads;
+    }
+
     @Override
     public void step(IoOp.Compute step, OpSink sink) {
         long startNs = hostThread.step(timeline.nowNs());
-        timeline.completeAt(step, startNs + stepNs(step), sink);
+        long durationNs = stepNs(step);
+        timeline.completeAt(step, layerGroups == null ? startNs + durationNs : layerGroups.stepEndNs(startNs, durationNs), sink);
     }
 
     /** How long {@code compute} takes (counted as a step of this GPU). */

@@ -3,6 +3,7 @@ package tierlab.sim.device;
 import tierlab.model.io.CompletionTimeline;
 import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 
 /**
@@ -15,6 +16,8 @@ public final class SimCopyPort implements CopyPort {
     private final CopyEngine deviceToHost;
     private final CompletionTimeline timeline;
     private final HostThread hostThread;
+    /** Null: every load is one copy (loadLayerGroups = 1, the default). */
+    private LayerGroupLoads layerGroups;
 
     /** Copies that cost the host nothing. */
     public SimCopyPort(CopyEngine hostToDevice, CopyEngine deviceToHost, CompletionTimeline timeline) {
@@ -28,9 +31,25 @@ public final class SimCopyPort implements CopyPort {
         this.hostThread = hostThread;
     }
 
+    /** Splits every load into the layer groups of {@code loads}, which the compute port reads (null: whole loads). */
+    public void setLayerGroups(LayerGroupLoads loads) {
+        this.layerGroups = loads;
+    }
+
     @Override
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
-        timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs())), sink);
+        long issuedNs = hostThread.copy(copy.totalBytes(), timeline.nowNs());
+        if (layerGroups == null) {
+            timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), issuedNs), sink);
+            return;
+        }
+        // One copy per layer group, queued back to back on the engine; the load completes with its last.
+        long landedNs = issuedNs;
+        for (int group = 0; group < layerGroups.groups(); group++) {
+            landedNs = hostToDevice.submit(layerGroups.groupBytes(copy.totalBytes(), group), issuedNs);
+            layerGroups.landed(group, landedNs);
+        }
+        timeline.completeAt(copy, landedNs, sink);
     }
 
     @Override

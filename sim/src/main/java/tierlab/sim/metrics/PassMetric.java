@@ -66,13 +66,15 @@ public enum PassMetric {
     RECOMPUTED_TOKENS_MISS("recomputedTokensMiss", "tokens",
             "prompt tokens computed because the store did not hold them (computed tokens less the other causes)",
             w -> Math.max(0, w.delta(CounterSnapshot::computedPromptTokens)
-                    - w.delta(StoreCounter.FAILED_LOAD_TOKENS) - Units.PREFETCH_TIMEOUT_TOKENS)),
+                    - w.sum(RequestOutcome::failedReadTokens) - w.sum(RequestOutcome::prefetchTimeoutTokens))),
     RECOMPUTED_TOKENS_PREFETCH_TIMEOUT("recomputedTokensPrefetchTimeout", "tokens",
-            "prompt tokens recomputed because a prefetch stopped waiting; 0 until the engine has prefetch stop policies",
-            w -> Units.PREFETCH_TIMEOUT_TOKENS),
+            "store hit tokens recomputed because the engine stopped waiting for their prefetch (scheduler.prefetchStop),"
+                    + " summed over the pass's requests at the admission that served each",
+            w -> w.sum(RequestOutcome::prefetchTimeoutTokens)),
     RECOMPUTED_TOKENS_FAILED_READ("recomputedTokensFailedRead", "tokens",
-            "prompt tokens of store hits recomputed because their load to the GPU failed (whole blocks; failed L2 reads count as misses until the engine attributes them)",
-            w -> w.delta(StoreCounter.FAILED_LOAD_TOKENS)),
+            "store hit tokens recomputed because reading them failed (an L2 read, after the prefetch retries, or the"
+                    + " load to the GPU), summed over the pass's requests at the admission that served each",
+            w -> w.sum(RequestOutcome::failedReadTokens)),
     // End of the store's write-policy figures.
     // Where prompt tokens come from, for every serving engine (docs/engines.md): per request at the
     // admission that served it, gpuCachedTokens + l1Tokens + l2Tokens + recomputedTokens = prompt tokens.
@@ -126,10 +128,5 @@ public enum PassMetric {
         static final double GIB = 1L << 30;
         static final double NS_PER_MS = 1e6;
         static final double NS_PER_HOUR = 3600e9;
-        /**
-         * The engine has no prefetch stop policy yet (it always waits for the whole prefetch), so no
-         * token is ever recomputed for a timeout; the engine's counter replaces this when it has one.
-         */
-        static final long PREFETCH_TIMEOUT_TOKENS = 0;
     }
 }

@@ -82,6 +82,33 @@ class BoundedFailureTest {
     }
 
     @Test
+    void tokensRecomputedBecauseTheirReadsKeptFailingAreCountedAsFailedReads() {
+        // Every L2 read fails (fault injection): a hit is retried up to the bound, then its tokens are computed.
+        // They count as recomputed for a failed read, per request and per pass, and not as misses.
+        SimRuntime runtime = everyReadFails(new ProgressWatchdog(1_000_000, Integer.MAX_VALUE), 3);
+        tierlab.sim.metrics.CounterSnapshot before = runtime.counterSnapshot();
+        runtime.run();
+        EngineScheduler engine = (EngineScheduler) runtime.scheduler();
+        List<tierlab.model.sched.RequestOutcome> outcomes = engine.finished();
+        long failedRead = 0;
+        long gaveUp = 0;
+        for (tierlab.model.sched.RequestOutcome outcome : outcomes) {
+            assertTrue(outcome.failedReadTokens() <= outcome.recomputedTokens(), outcome.toString());
+            assertEquals(0, outcome.prefetchTimeoutTokens());
+            if (outcome.failedReadTokens() > 0) {
+                gaveUp++;
+                assertEquals(0, outcome.hitTokens(), "nothing was loaded: " + outcome);
+            }
+            failedRead += outcome.failedReadTokens();
+        }
+        assertEquals(engine.retryBound().giveUps(), gaveUp, "every request that gave up on L2 counts its hit as failed reads");
+        tierlab.sim.metrics.PassMetrics pass = tierlab.sim.metrics.PassMetrics.of("all", outcomes, before, runtime.counterSnapshot());
+        assertTrue(failedRead > 0);
+        assertEquals(failedRead, pass.value(tierlab.sim.metrics.PassMetric.RECOMPUTED_TOKENS_FAILED_READ));
+        assertEquals(engine.computedPromptTokens() - failedRead, pass.value(tierlab.sim.metrics.PassMetric.RECOMPUTED_TOKENS_MISS));
+    }
+
+    @Test
     void aDeviceThatFailsEveryReadEndsTheRunWithTheCause() {
         SimRuntime runtime = everyReadFails(ProgressWatchdog.defaults(), PrefetchRetryBound.DEFAULT_FAILED_PREFETCHES);
         ProgressWatchdog.RunStopped stopped = assertThrows(ProgressWatchdog.RunStopped.class, runtime::run);

@@ -31,13 +31,18 @@ class HybridRunTest {
     @TempDir
     Path dir;
 
-    record Outcome(long realMismatches, long realMatches, long ledgerMismatches, long storageFailures, String port, int finished) {}
+    record Outcome(long realMismatches, long realMatches, long ledgerMismatches, long storageFailures, String port, int finished,
+                   long prefetchTimeoutTokens) {}
 
     Outcome run(Set<KnownBug> bugs, long seed) throws Exception {
         return run(bugs, seed, false);
     }
 
     Outcome run(Set<KnownBug> bugs, long seed, boolean slotReuse) throws Exception {
+        return run(bugs, seed, slotReuse, SchedulerSettings.defaults(4_096).withConcurrency(4));
+    }
+
+    Outcome run(Set<KnownBug> bugs, long seed, boolean slotReuse, SchedulerSettings scheduler) throws Exception {
         Geometry geometry = TinyModel.geometry(1);
         long lane = geometry.laneBytes();
         // slotReuse: an L1 of 2 blocks and a ring of 3 slots, so a slot is re-used while the write of
@@ -47,7 +52,7 @@ class HybridRunTest {
                 : StoreSettings.defaults(geometry, 24 * lane, 40 * geometry.blockBytes()).withKnownBugs(bugs);
         Path l2 = dir.resolve("l2-" + seed + "-" + bugs.size() + ".bin");
         try (HybridBytes real = HybridBytes.open(settings, l2)) {
-            SimRig rig = SimRig.of(settings, SchedulerSettings.defaults(4_096).withConcurrency(4), seed);
+            SimRig rig = SimRig.of(settings, scheduler, seed);
             SimRuntime runtime = rig.runtime();
             runtime.setRealBytes(real.bytes());
             // Adversarial order: every completion is delayed by up to 5 ms (30 ms with slot re-use, several
@@ -77,7 +82,8 @@ class HybridRunTest {
             }
             runtime.run();
             return new Outcome(real.bytes().mismatches(), real.bytes().loadMatches(), runtime.ledger().mismatches(),
-                    real.bytes().storageFailures(), real.port().name(), runtime.scheduler().finished().size());
+                    real.bytes().storageFailures(), real.port().name(), runtime.scheduler().finished().size(),
+                    runtime.scheduler().finished().stream().mapToLong(tierlab.model.sched.RequestOutcome::prefetchTimeoutTokens).sum());
         }
     }
 
@@ -95,6 +101,34 @@ class HybridRunTest {
             assertEquals(0, fixed.realMismatches(), "no wrong byte on " + fixed.port());
             assertEquals(0, fixed.ledgerMismatches());
         }
+    }
+
+    /**
+     * Prefetch stop policies and layer-wise loads on real bytes under the same adversarial order: reads
+     * that land after their request stopped waiting write into slices nobody is served from, and no
+     * load delivers a wrong byte.
+     */
+    @Test
+    void stoppedPrefetchesAndLayerWiseLoadsServeNothingWrongOnRealBytes() throws Exception {
+        SchedulerSettings base = SchedulerSettings.defaults(4_096).withConcurrency(4);
+        long stoppedTokens = 0;
+        for (long seed = 1; seed <= 3; seed++) {
+            for (SchedulerSettings scheduler : List.of(
+                    base.withPrefetchStop(tierlab.model.sched.PrefetchStop.BEST_EFFORT).withLoadLayerGroups(4),
+                    base.withPrefetchStop(tierlab.model.sched.PrefetchStop.timeout(1_000_000, 0)).withLoadLayerGroups(2))) {
+                Outcome outcome = run(Set.of(), seed, false, scheduler);
+                assertEquals(36, outcome.finished());
+                assertTrue(outcome.realMatches() > 0);
+                assertEquals(0, outcome.realMismatches(), "no wrong byte on " + outcome.port());
+                assertEquals(0, outcome.ledgerMismatches());
+                stoppedTokens += outcome.prefetchTimeoutTokens();
+                Outcome reuse = run(Set.of(), seed, true, scheduler);
+                assertEquals(79, reuse.finished());
+                assertEquals(0, reuse.realMismatches(), "slot re-use: no wrong byte");
+                stoppedTokens += reuse.prefetchTimeoutTokens();
+            }
+        }
+        assertTrue(stoppedTokens > 0, "prefetches were stopped with reads in flight");
     }
 
     @Test

@@ -56,16 +56,16 @@ class PassMetricsTest {
 
     @Test
     void recomputedTokensBySource() {
-        // 1,000 prompt tokens computed, 64 of them because a load of four 16-token blocks failed: 936
-        // were misses; no prefetch stop policy exists yet, so none were for a timeout.
-        long[] after = new long[StoreCounter.values().length];
-        after[StoreCounter.FAILED_LOAD_TOKENS.ordinal()] = 64;
-        PassMetrics pass = PassMetrics.of("cold", List.of(),
+        // 1,000 prompt tokens computed. Request 1 lost 64 hit tokens to a failed read, request 2 lost 40 to a
+        // prefetch stop: 1,000 - 64 - 40 = 896 were misses.
+        RequestOutcome failed = new RequestOutcome(1, 0, 0, 10, 20, 600, 1, HitClass.MISS, 0, 0, 0, false, 0, 0, 0, 1, 0, 64);
+        RequestOutcome stopped = new RequestOutcome(2, 0, 0, 10, 20, 400, 1, HitClass.L2, 32, 0, 0, true, 0, 0, 32, 1, 40, 0);
+        PassMetrics pass = PassMetrics.of("cold", List.of(failed, stopped),
                 new CounterSnapshot(0, new long[StoreCounter.values().length], 0, 0, 0, 0, 0, 0, 0),
-                new CounterSnapshot(0, after, 0, 0, 0, 0, 0, 0, 1000));
-        assertEquals(936.0, pass.value(PassMetric.RECOMPUTED_TOKENS_MISS));
+                new CounterSnapshot(0, new long[StoreCounter.values().length], 0, 0, 0, 0, 0, 0, 1000));
+        assertEquals(896.0, pass.value(PassMetric.RECOMPUTED_TOKENS_MISS));
         assertEquals(64.0, pass.value(PassMetric.RECOMPUTED_TOKENS_FAILED_READ));
-        assertEquals(0.0, pass.value(PassMetric.RECOMPUTED_TOKENS_PREFETCH_TIMEOUT));
+        assertEquals(40.0, pass.value(PassMetric.RECOMPUTED_TOKENS_PREFETCH_TIMEOUT));
     }
 
     @Test
