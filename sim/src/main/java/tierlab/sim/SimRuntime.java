@@ -347,12 +347,13 @@ public final class SimRuntime implements CompletionTimeline {
             driver.engine().checkInvariants();
             driver.watchdog().checkInvariants();
             hostThread.checkInvariants();
+            storage.submitter().checkInvariants();
         }
     }
 
-    /** The run's counters now: virtual time, the simulated submitter's submissions, the payload ledger's checks. */
+    /** The run's counters now: virtual time, the simulated submitter's io_uring_enter calls, the payload ledger's checks. */
     public CounterSnapshot counterSnapshot() {
-        return CounterSnapshot.of(driver.engine(), simulator.nowNs(), storage.submitter().submissions(), ledger.loadMatches(),
+        return CounterSnapshot.of(driver.engine(), simulator.nowNs(), storage.submitter().enterCalls(), ledger.loadMatches(),
                 ledger.loadMismatches(), ledger.stagingMismatches());
     }
 

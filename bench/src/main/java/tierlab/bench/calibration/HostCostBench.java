@@ -64,9 +64,14 @@ public final class HostCostBench {
                             double copyNsPerMiB, double copyFitR2, long engineStepNs, long engineSteps, String backend,
                             double computeFillNsPerMiB) {
 
-        /** These costs as a profile's {@code host} section. */
+        /**
+         * These costs as a profile's {@code host} section, submitted through as many rings as the
+         * live runtime's io_uring engine has (its default settings), so the simulated io_uring_enter
+         * count folds submissions as the live engine does.
+         */
         public HostProfile hostProfile() {
-            return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs);
+            return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs,
+                    IoUringSettings.defaults().ringCount());
         }
     }
 
