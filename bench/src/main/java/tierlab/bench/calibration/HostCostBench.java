@@ -67,11 +67,12 @@ public final class HostCostBench {
         /**
          * These costs as a profile's {@code host} section, submitted through as many rings as the
          * live runtime's io_uring engine has (its default settings), so the simulated io_uring_enter
-         * count folds submissions as the live engine does.
+         * count folds submissions as the live engine does, and with the copies paid on the live
+         * runtime's per-direction stream threads, where it runs them, not on the model thread.
          */
         public HostProfile hostProfile() {
             return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs,
-                    IoUringSettings.defaults().ringCount());
+                    IoUringSettings.defaults().ringCount(), true);
         }
     }
 

@@ -30,12 +30,12 @@ public final class SimCopyPort implements CopyPort {
 
     @Override
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
-        timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs())), sink);
+        timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs(), true)), sink);
     }
 
     @Override
     public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
-        timeline.completeAt(copy, deviceToHost.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs())), sink);
+        timeline.completeAt(copy, deviceToHost.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs(), false)), sink);
     }
 
     public CopyEngine hostToDevice() { return hostToDevice; }
