@@ -116,8 +116,8 @@ final class ReportText {
             return "live hands the engine one submission per read batch and one per tick's writes, spread over its ring"
                     + " threads in turn, and a ring folds whatever reached it before its next io_uring_enter into that call; the"
                     + " simulator folds the same way over the profile's host.ioRings rings (one call per submission without"
-                    + " it) but has no wake-up latency, so a ring that wakes late on a loaded host folds more live, and a"
-                    + " write split into more transfers than the ring has free entries takes more than one call." + within;
+                    + " it) but has no wake-up latency: a live ring that wakes between two submissions of one tick folds less,"
+                    + " one that wakes late on a loaded host folds more." + within;
         }
         if (metric.startsWith("ttftPerRequest")) {
             return "the per-request error is the sum of every timing difference below, request by request; the live runs'"

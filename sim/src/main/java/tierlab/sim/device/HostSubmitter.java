@@ -20,8 +20,9 @@ import java.util.Arrays;
  * which then costs {@code perOperationNs} more per operation and no second {@code submissionNs};
  * otherwise it opens a new call. With costs of 0 a ring is never busy, so what folds is what one
  * drain of the model hands the same ring: a request's 24 read batches of 8 over 8 rings are 8
- * calls, not 24. A ring that takes several rounds to wake on a loaded host folds more than this
- * (the model has no wake-up latency), so the count is an upper bound for rings that keep up.
+ * calls, not 24. The model has no wake-up latency: a live ring that wakes between two submissions
+ * of one drain folds less than this, and one that wakes late on a loaded host folds submissions of
+ * later drains too, so the live count scatters around the simulated one.
  *
  * <p>The per-call and per-operation costs, and so every completion time, are the same in both
  * forms when the costs are 0; then only the count of calls differs.
