@@ -67,6 +67,10 @@ public final class SimRuntime implements CompletionTimeline {
     private long nextSampleNs;
     private final List<Sample> samples = new ArrayList<>();
     private boolean down;
+    /** See {@link #setSameInstantArrivalsTogether}. */
+    private boolean arrivalsTogether;
+    /** A tick for this instant's arrivals is scheduled and has not run yet. */
+    private boolean arrivalPumpScheduled;
     private final List<RequestSpec> arrivedWhileDown = new ArrayList<>();
     private final PayloadLedger ledger;
     private final CopyEngine hostToDevice;
@@ -130,6 +134,18 @@ public final class SimRuntime implements CompletionTimeline {
         this.checkInvariants = check;
     }
 
+    /**
+     * Hands every request that arrives at one instant to the engine before the engine looks at any
+     * of them, as the live runtime's loop does (it submits every arrival that is due, then ticks
+     * once). Off by default: each arrival is then handed over and the engine ticked on its own, so
+     * the first of several simultaneous arrivals is scheduled alone and may start a step before the
+     * others are seen. Every catalogue result was computed that way; {@code tierlab validate}, which
+     * compares the simulator with the live loop, turns this on (docs/validation.md, E1-like warm).
+     */
+    public void setSameInstantArrivalsTogether(boolean together) {
+        this.arrivalsTogether = together;
+    }
+
     /** Schedules a request's arrival at its {@code arrivalNs}. */
     public void submit(RequestSpec spec) {
         requestsSubmitted++;
@@ -140,7 +156,19 @@ public final class SimRuntime implements CompletionTimeline {
                 return;
             }
             driver.engine().submit(spec, now);
-            pump(now);
+            if (!arrivalsTogether) {
+                pump(now);
+            } else if (!arrivalPumpScheduled) {
+                // One tick after every arrival already scheduled for this instant (events at one
+                // instant fire in the order they were scheduled, and arrivals are scheduled first).
+                arrivalPumpScheduled = true;
+                simulator.at(now, then -> {
+                    arrivalPumpScheduled = false;
+                    if (!down) {
+                        pump(then);
+                    }
+                });
+            }
         });
     }
 
@@ -355,12 +383,13 @@ public final class SimRuntime implements CompletionTimeline {
             driver.engine().checkInvariants();
             driver.watchdog().checkInvariants();
             hostThread.checkInvariants();
+            storage.submitter().checkInvariants();
         }
     }
 
-    /** The run's counters now: virtual time, the simulated submitter's submissions, the payload ledger's checks. */
+    /** The run's counters now: virtual time, the simulated submitter's io_uring_enter calls, the payload ledger's checks. */
     public CounterSnapshot counterSnapshot() {
-        return CounterSnapshot.of(driver.engine(), simulator.nowNs(), storage.submitter().submissions(), ledger.loadMatches(),
+        return CounterSnapshot.of(driver.engine(), simulator.nowNs(), storage.submitter().enterCalls(), ledger.loadMatches(),
                 ledger.loadMismatches(), ledger.stagingMismatches());
     }
 

@@ -19,8 +19,9 @@ import tierlab.model.io.OpSink;
  * thread through the runtime's completion queue, like io_uring completions.
  *
  * <p>Copies are real memcpys into device-side buffers ({@link DeviceMemory}, verified against their
- * payloads); a compute step writes its finished blocks' payloads and completes no earlier than the
- * {@link ComputeTiming} delay after it was issued. Done on the model thread, as they were, every
+ * payloads); a compute step records its finished blocks' payloads (the staging copy that first reads
+ * a block writes its payload into L1) and completes no earlier than the {@link ComputeTiming} delay
+ * after it was issued. Done on the model thread, as they were, every
  * copy held the model up for as long as it took to move and check its bytes (hundreds of MiB for a
  * long prompt's save): meanwhile no L2 operation was handed over and no completion was taken, and
  * the drive idled (docs/performance.md).

@@ -39,8 +39,9 @@ final class ReportText {
             }
             md.append("- simulation: ").append(String.format(Locale.ROOT, "%.2f", result.sim().wallNs() / 1e9)).append(" s of wall time")
                     .append(result.sim().failure() == null ? "" : ", **failed: " + result.sim().failure() + "**").append('\n');
-            md.append("- not in the model (live-mode emulation): the model thread fills every computed block with its payload,"
-                    + " measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB())).append(" ns/MiB:");
+            md.append("- not in the model (live-mode emulation, no GPU): the D2H stream writes each computed block's payload into"
+                    + " L1 when it stages it, measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB()))
+                    .append(" ns/MiB:");
             for (var pass : result.sim().passes()) {
                 md.append(' ').append(pass.pass()).append(' ').append(String.format(Locale.ROOT, "%.2f s", result.fillSeconds(pass.pass())));
             }
@@ -112,9 +113,11 @@ final class ReportText {
                     + " (sim/live).") : decisionNote) + within;
         }
         if (metric.equals("ioUringEnters")) {
-            return "the simulator counts one io_uring_enter per submission on one submitter thread; live spreads submissions"
-                    + " over the engine's ring threads (8 by default), and a busy ring folds several submissions into one enter"
-                    + " while a large read split into transfers can take more than one. The model has no ring count." + within;
+            return "live hands the engine one submission per read batch and one per tick's writes, spread over its ring"
+                    + " threads in turn, and a ring folds whatever reached it before its next io_uring_enter into that call; the"
+                    + " simulator folds the same way over the profile's host.ioRings rings (one call per submission without"
+                    + " it) but has no wake-up latency: a live ring that wakes between two submissions of one tick folds less,"
+                    + " one that wakes late on a loaded host folds more." + within;
         }
         if (metric.startsWith("ttftPerRequest")) {
             return "the per-request error is the sum of every timing difference below, request by request; the live runs'"
@@ -123,21 +126,21 @@ final class ReportText {
         boolean simFaster = (metric.equals("promptTokensPerS") ? -row.relativeError() : row.relativeError()) < 0;
         return (simFaster
                 ? "the simulation is faster than live. Live pays costs the model does not contain: the hand-off of each"
-                + " completion from a ring thread to the model thread (a queue poll), the model thread's filling of every"
-                + " computed block with its payload pattern (there is no GPU to write KV; this is live-mode emulation, a"
-                + " live-mode cost to remove, not a model term), JVM pauses, and on a shared VM other processes' CPU."
+                + " completion from a ring thread to the model thread (a queue poll), the D2H stream's writing of each computed"
+                + " block's payload pattern into L1 at staging (there is no GPU to hold KV; this is live-mode emulation, not a"
+                + " model term), JVM pauses, and on a shared VM other processes' CPU."
                 : "the simulation is slower than live. The model charges more than live spends: the NVMe fit (a short grid"
                 + " of sizes and depths) over-predicts service time at this workload's transfer sizes and depths, or host"
                 + " costs measured one at a time overlap with device time in live.") + decisionNote + within;
     }
 
-    /** For a time metric that live needs longer for: how much of the pass the unmodelled payload fill takes. */
+    /** For a time metric that live needs longer for: how much of the pass the unmodelled payload writes take. */
     static String fillNote(Comparison.Row row, ValidationReport.WorkloadResult result) {
         if (!row.metric().equals("elapsedS") || row.relativeError() >= 0 || row.liveMedian() <= 0) {
             return "";
         }
         double fill = result.fillSeconds(row.pass());
-        return String.format(Locale.ROOT, " In this pass the payload fill alone took about %.2f s of the model thread"
+        return String.format(Locale.ROOT, " In this pass the payload writes alone took about %.2f s of the D2H stream thread"
                 + " (%.0f%% of the live median; the gap is %.2f s).", fill, 100 * fill / row.liveMedian(), row.liveMedian() - row.sim());
     }
 

@@ -36,13 +36,13 @@ final class ValidationReport {
     /** One workload's outcome. */
     /**
      * @param kvBytesPerToken     the workload's KV bytes per token
-     * @param computeFillNsPerMiB the model thread's time per MiB of computed KV that live mode fills with
-     *                            its payload (no GPU here): measured, never charged by the simulator
+     * @param computeFillNsPerMiB the time per MiB of computed KV that live mode spends writing its payload
+     *                            (no GPU here; on the D2H stream, at staging): measured, never charged by the simulator
      */
     record WorkloadResult(String name, List<Observation> live, Observation sim, List<Comparison.Row> rows,
                           Comparison.Decisions decisions, long kvBytesPerToken, double computeFillNsPerMiB) {
 
-        /** Seconds of model-thread time live spent filling computed KV in {@code pass} (by the simulated token count). */
+        /** Seconds live spent writing computed KV's payload in {@code pass} (by the simulated token count). */
         double fillSeconds(String pass) {
             return sim.passes().stream().filter(p -> p.pass().equals(pass)).findFirst()
                     .map(p -> p.value(tierlab.sim.metrics.PassMetric.COMPUTED_PROMPT_TOKENS) * kvBytesPerToken / (1 << 20)

@@ -51,6 +51,8 @@ final class WorkloadRunner {
         SeedTree seeds = new SeedTree(config.seed());
         SimRuntime runtime = new SimRuntime(engine, config.device(), new SeedTree(seeds.seedOf("runtime")));
         runtime.setCheckInvariants(config.checkInvariants());
+        // As the live loop does: every request due at an instant is handed over before the engine ticks.
+        runtime.setSameInstantArrivalsTogether(true);
         recorder.attach(store, runtime::nowNs);
         List<PassMetrics> metrics = new ArrayList<>();
         Map<Long, Long> ttft = new LinkedHashMap<>();

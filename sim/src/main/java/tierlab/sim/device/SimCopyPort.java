@@ -38,7 +38,7 @@ public final class SimCopyPort implements CopyPort {
 
     @Override
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
-        long issuedNs = hostThread.copy(copy.totalBytes(), timeline.nowNs());
+        long issuedNs = hostThread.copy(copy.totalBytes(), timeline.nowNs(), true);
         if (layerGroups == null) {
             timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), issuedNs), sink);
             return;
@@ -54,7 +54,7 @@ public final class SimCopyPort implements CopyPort {
 
     @Override
     public void fromGpu(IoOp.CopyFromGpu copy, OpSink sink) {
-        timeline.completeAt(copy, deviceToHost.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs())), sink);
+        timeline.completeAt(copy, deviceToHost.submit(copy.totalBytes(), hostThread.copy(copy.totalBytes(), timeline.nowNs(), false)), sink);
     }
 
     public CopyEngine hostToDevice() { return hostToDevice; }

@@ -51,4 +51,26 @@ class HostThreadTest {
         Files.writeString(file, charged.toYaml("with host costs"));
         assertEquals(charged, DeviceProfile.load(file));
     }
+
+    @Test
+    void copiesOnStreamsQueuePerDirectionAndNeverHoldAStep() {
+        // 1,000 ns per call, 500 ns per MiB, 3,000 ns per step; copies on the live runtime's stream threads.
+        HostThread thread = new HostThread(new HostProfile(0, 0, 1_000, 500.0, 3_000).withCopiesOnStreams(true));
+        // A 2 MiB staging copy (GPU to host) at 0: 2,000 ns on the D2H stream.
+        assertEquals(2_000, thread.copy(2L << 20, 0, false));
+        // A step at 100 does not wait for it: 100 + 3,000.
+        assertEquals(3_100, thread.step(100));
+        // A 1 MiB load (host to GPU) at 200 has its own stream: 200 + 1,500.
+        assertEquals(1_700, thread.copy(1L << 20, 200, true));
+        // A second staging copy at 500 queues behind the first on the D2H stream: 2,000 + 2,000.
+        assertEquals(4_000, thread.copy(2L << 20, 500, false));
+        assertEquals(2_000 + 3_000 + 1_500 + 2_000, thread.busyNs());
+        assertEquals(3, thread.copyCalls());
+        thread.checkInvariants();
+        // The same calls on the model thread queue with the step.
+        HostThread modelThread = new HostThread(new HostProfile(0, 0, 1_000, 500.0, 3_000));
+        assertEquals(2_000, modelThread.copy(2L << 20, 0, false));
+        assertEquals(5_000, modelThread.step(100));
+        assertEquals(6_500, modelThread.copy(1L << 20, 200, true));
+    }
 }
