@@ -145,14 +145,16 @@ public final class DeviceMemory implements AutoCloseable {
             long from = group * share;
             long bytes = group == groups - 1 ? laneBytes - from : share;
             for (IoOp.GpuLoadSegment segment : copy.segments()) {
-                MemorySegment target = buffer(segment.gpuBlockId(), segment.expected().lane());
-                target.asSlice(from, bytes).copyFrom(l1.slice(segment.l1Offset() + from, bytes));
+                Buffer buffer = buffer(segment.gpuBlockId(), segment.expected().lane());
+                buffer.bytes().asSlice(from, bytes).copyFrom(l1.slice(segment.l1Offset() + from, bytes));
+                // The buffer now holds loaded bytes, whatever payload a compute step gave it before.
+                buffer.computedPayload = null;
                 copiedBytes.addAndGet(bytes);
             }
             landed.accept(group);
         }
         for (IoOp.GpuLoadSegment segment : copy.segments()) {
-            MemorySegment target = buffer(segment.gpuBlockId(), segment.expected().lane());
+            MemorySegment target = buffer(segment.gpuBlockId(), segment.expected().lane()).bytes();
             if (PayloadPattern.matches(target, segment.expected().key(), segment.expected().lane())) {
                 loadMatches.incrementAndGet();
             } else {
