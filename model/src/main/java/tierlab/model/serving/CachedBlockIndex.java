@@ -7,7 +7,8 @@ import tierlab.model.geometry.BlockKey;
 /**
  * The key map of {@link PrefixCachingBlockPool}: from a {@link BlockKey} to the GPU blocks caching it,
  * in the order they were cached (vLLM does not de-duplicate, and a lookup takes the first). An
- * open-addressing table holds the keys' two halves inline and the first block of each key; the further
+ * open-addressing table holds the keys' two halves and the first block of each key side by side in one
+ * {@code long} array (one cache line per probe, where separate arrays cost a miss each); the further
  * copies of a key hang off it in a per-block "next copy" array. A prefix lookup or an eviction is then
  * one probe run over a {@code long} array, with no node, no boxed block number and no list per key,
  * which is what the replay's admission passes and allocations spend their time on.
@@ -21,10 +22,11 @@ final class CachedBlockIndex {
 
     static final int NONE = -1;
 
-    /** Slot {@code i}: the key's {@code hi} at {@code 2i}, {@code lo} at {@code 2i + 1} (one cache line per probe). */
-    private final long[] halves;
-    /** Slot {@code i}: the first block caching the key, or {@link #NONE} for an empty slot. */
-    private final int[] firstBlock;
+    /**
+     * Slot {@code i} is {@code table[3i .. 3i + 2]}: the first block caching the key plus one (0: an empty
+     * slot), the key's {@code lo}, the key's {@code hi}.
+     */
+    private final long[] table;
     /** Block {@code b}: the next block caching the same key as {@code b}, in caching order, or {@link #NONE}. */
     private final int[] nextCopy;
     private final int mask;
@@ -33,14 +35,12 @@ final class CachedBlockIndex {
 
     CachedBlockIndex(int totalBlocks) {
         long capacityLong = Long.highestOneBit(Math.max(8L, totalBlocks) * 2 - 1) << 1;
-        if (capacityLong > 1 << 30) {
+        if (3 * capacityLong > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("gpuKvBlocks " + totalBlocks + " is too many for the vllm-v1 key map (at most "
-                    + (1 << 29) + ")");
+                    + (1 << 28) + ")");
         }
         int capacity = (int) capacityLong;
-        this.halves = new long[2 * capacity];
-        this.firstBlock = new int[capacity];
-        java.util.Arrays.fill(firstBlock, NONE);
+        this.table = new long[3 * capacity];
         this.nextCopy = new int[totalBlocks];
         java.util.Arrays.fill(nextCopy, NONE);
         this.mask = capacity - 1;
@@ -59,7 +59,7 @@ final class CachedBlockIndex {
     /** The first block (in caching order) that caches {@code key}, or {@link #NONE}. */
     int first(BlockKey key) {
         int slot = slotOf(key.hi(), key.lo());
-        return slot < 0 ? NONE : firstBlock[slot];
+        return slot < 0 ? NONE : firstBlock(slot);
     }
 
     /** Records that {@code block} (not cached yet) now caches {@code key}, behind any block caching it already. */
@@ -68,15 +68,15 @@ final class CachedBlockIndex {
         long lo = key.lo();
         blocks++;
         for (int i = home(lo); ; i = (i + 1) & mask) {
-            int head = firstBlock[i];
+            int head = firstBlock(i);
             if (head == NONE) {
-                halves[2 * i] = hi;
-                halves[2 * i + 1] = lo;
-                firstBlock[i] = block;
+                table[3 * i] = block + 1L;
+                table[3 * i + 1] = lo;
+                table[3 * i + 2] = hi;
                 keys++;
                 return;
             }
-            if (halves[2 * i + 1] == lo && halves[2 * i] == hi) {
+            if (table[3 * i + 1] == lo && table[3 * i + 2] == hi) {
                 int last = head;
                 while (nextCopy[last] != NONE) {
                     last = nextCopy[last];
@@ -93,13 +93,13 @@ final class CachedBlockIndex {
         if (slot < 0) {
             throw new IllegalStateException("G2: key " + key + " of GPU block " + block + " is not in the key map");
         }
-        int head = firstBlock[slot];
+        int head = firstBlock(slot);
         if (head == block) {
             blocks--;
             int next = nextCopy[block];
             nextCopy[block] = NONE;
             if (next != NONE) {
-                firstBlock[slot] = next;
+                table[3 * slot] = next + 1L;
             } else {
                 removeSlot(slot);
             }
@@ -129,12 +129,16 @@ final class CachedBlockIndex {
         return (int) (lo ^ (lo >>> 32)) & mask;
     }
 
+    private int firstBlock(int slot) {
+        return (int) table[3 * slot] - 1;
+    }
+
     private int slotOf(long hi, long lo) {
         for (int i = home(lo); ; i = (i + 1) & mask) {
-            if (firstBlock[i] == NONE) {
+            if (table[3 * i] == 0) {
                 return NONE;
             }
-            if (halves[2 * i + 1] == lo && halves[2 * i] == hi) {
+            if (table[3 * i + 1] == lo && table[3 * i + 2] == hi) {
                 return i;
             }
         }
@@ -142,16 +146,14 @@ final class CachedBlockIndex {
 
     /** Empties slot {@code hole} and moves later members of its probe run back into it where their home allows. */
     private void removeSlot(int hole) {
-        firstBlock[hole] = NONE;
+        table[3 * hole] = 0;
         keys--;
-        for (int j = (hole + 1) & mask; firstBlock[j] != NONE; j = (j + 1) & mask) {
-            int homeOfJ = home(halves[2 * j + 1]);
+        for (int j = (hole + 1) & mask; table[3 * j] != 0; j = (j + 1) & mask) {
+            int homeOfJ = home(table[3 * j + 1]);
             boolean movable = hole <= j ? (homeOfJ <= hole || homeOfJ > j) : (homeOfJ <= hole && homeOfJ > j);
             if (movable) {
-                halves[2 * hole] = halves[2 * j];
-                halves[2 * hole + 1] = halves[2 * j + 1];
-                firstBlock[hole] = firstBlock[j];
-                firstBlock[j] = NONE;
+                System.arraycopy(table, 3 * j, table, 3 * hole, 3);
+                table[3 * j] = 0;
                 hole = j;
             }
         }
