@@ -42,7 +42,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
                          int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs, String engine,
                          String l2WritePolicy, String l2Admission) {
 
-    /** A configuration for the default engine and store write path (write-through, no admission filter). */
+    /** A configuration for the {@code vllm} engine and the default store write path (write-through, no admission filter). */
     public HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
                       double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
                       int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
