@@ -56,7 +56,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
                 gpuKvBlocks, knownBugs, engine, l2WritePolicy, l2Admission, null);
     }
 
-    /** A configuration for the default engine and store write path (write-through, no admission filter). */
+    /** A configuration for the {@code vllm} engine and the default store write path (write-through, no admission filter). */
     public HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
                       double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
                       int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,

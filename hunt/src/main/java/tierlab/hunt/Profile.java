@@ -27,9 +27,10 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
     }
 
     /**
-     * A profile for the default serving engine and store write path. The engine, the write policy and
-     * the admission filter are the profile's, not drawn: a draw would shift every later draw of a
-     * schedule and so re-draw the pinned seeds of the existing profiles.
+     * A profile for the {@code vllm} serving engine (the one its seeds were pinned on, not the experiment
+     * files' default {@code vllm-v1}, which has its own profile) and the default store write path. The
+     * engine, the write policy and the admission filter are the profile's, not drawn: a draw would shift
+     * every later draw of a schedule and so re-draw the pinned seeds of the existing profiles.
      */
     public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
                    int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,

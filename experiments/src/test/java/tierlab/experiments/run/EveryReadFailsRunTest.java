@@ -33,7 +33,8 @@ class EveryReadFailsRunTest {
                 mode: %s
                 workload: {type: long-prefill, model: tiny, prompts: 20, promptTokens: 400, promptSpreadTokens: 40}
                 store: {l1CapacityGiB: 0.0005, l2CapacityGiB: 0.01}
-                scheduler: {concurrency: 4}
+                # prefixCaching off: the warm pass reads L2 instead of finding its prompts in the GPU prefix cache.
+                scheduler: {concurrency: 4, prefixCaching: false}
                 faults: {readErrorProbability: 1.0}
                 """.formatted(mode));
         Path out = folder.resolve("out-" + mode);

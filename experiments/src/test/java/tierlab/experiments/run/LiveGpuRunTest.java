@@ -31,7 +31,8 @@ class LiveGpuRunTest {
             mode: live
             workload: {type: long-prefill, model: tiny, prompts: 6, promptTokens: 160, promptSpreadTokens: 32}
             store: {l1CapacityGiB: 0.0005, l2CapacityGiB: 0.01}
-            scheduler: {concurrency: 4}
+            # prefixCaching off: the warm pass loads (and verifies) instead of finding its prompts in the GPU prefix cache.
+            scheduler: {concurrency: 4, prefixCaching: false}
             """;
 
     private CommandRun runFile(String text) throws IOException {

@@ -44,6 +44,8 @@ class RunCommandTest {
             scheduler:
               concurrency: 4
               prefetchMaxRequests: 0
+              # The warm pass is to load from the store: the GPU prefix cache would serve it all.
+              prefixCaching: false
             seeds: [1, 2]
             sweep:
               store.policy: [lru, bip]
@@ -137,7 +139,8 @@ class RunCommandTest {
                 mode: hybrid
                 workload: {type: long-prefill, model: tiny, prompts: 10, promptTokens: 200, promptSpreadTokens: 40}
                 store: {l1CapacityGiB: 0.0005, l2CapacityGiB: 0.01}
-                scheduler: {concurrency: 4}
+                # prefixCaching off: the warm pass loads real bytes instead of finding them in the GPU prefix cache.
+                scheduler: {concurrency: 4, prefixCaching: false}
                 faults: {reorderWindowMs: 3}
                 seeds: [7]
                 """);

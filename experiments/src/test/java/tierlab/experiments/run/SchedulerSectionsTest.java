@@ -62,11 +62,11 @@ class SchedulerSectionsTest {
         Path implicit = folder.resolve("out/implicit");
         Path explicit = folder.resolve("out/explicit");
         assertEquals(0, run("implicit.yaml", FILE, implicit).exitCode());
-        assertEquals(0, run("explicit.yaml", FILE + "  engine: vllm\n", explicit).exitCode());
+        assertEquals(0, run("explicit.yaml", FILE + "  engine: vllm-v1\n  prefixCaching: true\n", explicit).exitCode());
         assertEquals(Files.readString(implicit.resolve("results.csv")), Files.readString(explicit.resolve("results.csv")),
-                "no engine field means vllm, decision for decision");
+                "no engine field means vllm-v1 with prefix caching on, decision for decision");
         Table results = Table.read().csv(implicit.resolve("results.csv").toFile());
-        assertEquals(ServingEngines.VLLM, results.stringColumn("scheduler.engine").get(0));
+        assertEquals(ServingEngines.VLLM_V1, results.stringColumn("scheduler.engine").get(0));
     }
 
     @Test

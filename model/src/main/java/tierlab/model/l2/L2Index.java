@@ -28,6 +28,13 @@ public final class L2Index {
     public static final class Entry {
         final BlockKey key;
         final BlockKey parent;
+        /**
+         * The parent's halves beside it: a save checks every block of a prompt against its entry's parent
+         * ({@link #canClaim}), and comparing them here spares a pointer chase to a key object that is
+         * usually not in the CPU caches.
+         */
+        final long parentHi;
+        final long parentLo;
         final int slot;
         final int tokenCount;
         final long runId;
@@ -37,6 +44,8 @@ public final class L2Index {
         Entry(BlockKey key, BlockKey parent, int slot, int tokenCount, long runId) {
             this.key = key;
             this.parent = parent;
+            this.parentHi = parent.hi();
+            this.parentLo = parent.lo();
             this.slot = slot;
             this.tokenCount = tokenCount;
             this.runId = runId;
@@ -121,7 +130,7 @@ public final class L2Index {
         if (present == null) {
             return ClaimOutcome.CLAIMED;
         }
-        boolean same = present.tokenCount == tokenCount && present.parent.equals(parent);
+        boolean same = present.tokenCount == tokenCount && present.parentLo == parent.lo() && present.parentHi == parent.hi();
         return same ? ClaimOutcome.ALREADY_PRESENT : ClaimOutcome.CONFLICT;
     }
 

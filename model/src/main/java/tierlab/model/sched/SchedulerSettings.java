@@ -12,8 +12,10 @@ import tierlab.model.Settings;
  * @param allL1Bypass          L1 hits are admitted at once and never count against the prefetch bound [true]
  * @param offload              use the tiered store at all; false is the no-offload baseline (every token recomputed,
  *                             nothing saved)
- * @param engine               which serving engine runs these knobs, by its registry name [vllm]; a crash
- *                             restart creates the same kind
+ * @param engine               which serving engine runs these knobs, by its registry name; a crash restart
+ *                             creates the same kind. An experiment file without one gets {@link #DEFAULT_ENGINE}
+ *                             ({@code vllm-v1}); the shorter constructors here name {@link #VLLM}, the engine
+ *                             without a GPU prefix cache whose decisions the hand-computed tests spell out
  * @param prefixCaching        automatic prefix caching of the GPU KV blocks (vLLM {@code enable_prefix_caching})
  *                             [true]; only engines with a GPU prefix cache ({@code vllm-v1}) read it
  * @param prefetchStop         when a prefetch stops being waited for, the rest of the prompt recomputed
@@ -39,12 +41,21 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
         this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, true);
     }
 
-    /** The registry name of the default, vLLM-like engine. */
-    public static final String DEFAULT_ENGINE = "vllm";
+    /**
+     * The registry name of the default engine of experiment files and commands: vLLM V1 with automatic
+     * prefix caching on, as vLLM V1 itself defaults (docs/engines.md, "Which engine is the default").
+     */
+    public static final String DEFAULT_ENGINE = "vllm-v1";
+
+    /**
+     * The registry name of the vLLM-like engine without a GPU prefix cache, which the shorter constructors
+     * name: code and tests that spell out its decisions by hand keep it.
+     */
+    public static final String VLLM = "vllm";
 
     public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
                              boolean allL1Bypass, boolean offload) {
-        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, DEFAULT_ENGINE);
+        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, VLLM);
     }
 
     public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,

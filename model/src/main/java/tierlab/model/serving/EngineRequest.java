@@ -43,6 +43,12 @@ final class EngineRequest {
     final List<Long> gpuPrefixBlocks = new ArrayList<>();
     /** Its leading blocks whose keys the GPU prefix cache has recorded. */
     int cachedBlocks;
+    /**
+     * The pool and its key epoch at which {@link #gpuPrefixBlocks} was found: while both are the same, the
+     * prefix match would find the same blocks again (null: not known).
+     */
+    GpuBlockPool gpuPrefixPool;
+    long gpuPrefixKeyEpoch;
     /** Prompt tokens served by the GPU prefix cache at its last admission. */
     long gpuCachedTokens;
     /** Of the admitting hit's L2 units, those resident in L1 at the lookup, and all of them (the L1/L2 split). */

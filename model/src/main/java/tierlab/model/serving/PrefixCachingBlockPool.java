@@ -1,8 +1,6 @@
 package tierlab.model.serving;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import tierlab.model.geometry.BlockKey;
 
 /**
@@ -16,8 +14,10 @@ import tierlab.model.geometry.BlockKey;
  * shared, is evicted before its beginning.
  *
  * <p>The free queue is intrusive (a previous and a next index per block) so that a cached free block
- * that a new request hits leaves the middle of the queue in constant time. The key map is only ever
- * looked up, never iterated, so its hash order decides nothing.
+ * that a new request hits leaves the middle of the queue in constant time. The key map
+ * ({@link CachedBlockIndex}) is only ever looked up, never iterated, so its slot order decides nothing.
+ * Block numbers enter the requests' lists as one {@code Long} per block made up front, so taking a
+ * block allocates nothing.
  *
  * <p>With prefix caching off the pool never records a key: blocks are plain, as in {@link GpuBlockPool}
  * except for the tail-first order of freeing, which changes block numbers and nothing else.
@@ -25,6 +25,8 @@ import tierlab.model.geometry.BlockKey;
 final class PrefixCachingBlockPool extends GpuBlockPool {
 
     private static final int NONE = -1;
+    /** Keys cached or evicted so far: a request's prefix match stays valid while this is unchanged. */
+    private long keyEpoch;
 
     private final int totalBlocks;
     private final boolean prefixCaching;
@@ -32,6 +34,8 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
     private final BlockKey[] keyOfBlock;
     private final int[] prevFree;
     private final int[] nextFree;
+    /** Block {@code b} boxed once: the requests' block lists hold these instead of a new {@code Long} per take. */
+    private final Long[] boxed;
     private int freeHead = NONE;
     private int freeTail = NONE;
     private int freeCount;
@@ -40,10 +44,14 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
      * fills with KV another block already caches is cached too (block tables stay append-only), and a
      * lookup takes the first; evicting that one leaves the next to answer.
      */
-    private final Map<BlockKey, List<Integer>> blocksOfKey = new HashMap<>();
-    private int keyedBlocks;
+    private final CachedBlockIndex blocksOfKey;
     private long evictions;
-    /** Blocks taken, freed or cached so far, and the count the last {@link #changedSinceLastAsked()} saw. */
+    /**
+     * Changes that parked requests' prefix matches and block needs rest on, so far: a key cached or evicted,
+     * or a cached block entering or leaving the free queue (and the count the last
+     * {@link #changedSinceLastAsked()} saw). Taking or freeing a block that caches nothing changes only the
+     * free count, which every admission test reads afresh.
+     */
     private long mutations;
     private long mutationsAsked = -1;
 
@@ -59,7 +67,10 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
         this.keyOfBlock = new BlockKey[this.totalBlocks];
         this.prevFree = new int[this.totalBlocks];
         this.nextFree = new int[this.totalBlocks];
+        this.boxed = new Long[this.totalBlocks];
+        this.blocksOfKey = new CachedBlockIndex(prefixCaching ? this.totalBlocks : 0);
         for (int block = 0; block < this.totalBlocks; block++) {
+            boxed[block] = (long) block;
             appendFree(block);
         }
     }
@@ -105,19 +116,26 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
      */
     @Override
     long cachedPrefixTokens(EngineRequest request, int blockTokens) {
-        request.gpuPrefixBlocks.clear();
         if (!prefixCaching) {
+            request.gpuPrefixBlocks.clear();
             return 0;
         }
+        if (request.gpuPrefixPool == this && request.gpuPrefixKeyEpoch == keyEpoch) {
+            // No key was cached or evicted since this request's last match: the walk would find the same blocks.
+            return (long) request.gpuPrefixBlocks.size() * blockTokens;
+        }
+        request.gpuPrefixBlocks.clear();
         long maxBlocks = (request.spec.promptTokens() - 1) / blockTokens;
         List<BlockKey> chain = request.spec.chain();
         for (int b = 0; b < maxBlocks && b < chain.size(); b++) {
-            List<Integer> blocks = blocksOfKey.get(chain.get(b));
-            if (blocks == null) {
+            int block = blocksOfKey.first(chain.get(b));
+            if (block == CachedBlockIndex.NONE) {
                 break;
             }
-            request.gpuPrefixBlocks.add((long) blocks.get(0));
+            request.gpuPrefixBlocks.add(boxed[block]);
         }
+        request.gpuPrefixPool = this;
+        request.gpuPrefixKeyEpoch = keyEpoch;
         return (long) request.gpuPrefixBlocks.size() * blockTokens;
     }
 
@@ -142,10 +160,11 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
                             + block + " for key " + chain.get(b) + " but it holds " + keyOfBlock[block]);
                 }
                 touch(block);
-                request.gpuBlocks.add((long) block);
+                request.gpuBlocks.add(boxed[block]);
             }
             request.cachedBlocks = request.gpuPrefixBlocks.size();
             request.gpuPrefixBlocks.clear();
+            request.gpuPrefixPool = null;
         }
         fillTo(request.gpuBlocks, count);
     }
@@ -153,7 +172,7 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
     @Override
     void fillTo(List<Long> blocks, long count) {
         while (blocks.size() < count) {
-            blocks.add((long) allocate());
+            blocks.add(boxed[allocate()]);
         }
     }
 
@@ -165,9 +184,12 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
             if (refCount[block] <= 0) {
                 throw new IllegalStateException("G1: GPU block " + block + " freed with reference count " + refCount[block]);
             }
-            mutations++;
             if (--refCount[block] == 0) {
                 appendFree(block);
+                if (keyOfBlock[block] != null) {
+                    // A cached block now in the free queue: a request hitting it takes one more free block.
+                    mutations++;
+                }
             }
         }
     }
@@ -188,9 +210,9 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
             int block = (int) (long) request.gpuBlocks.get(b);
             if (keyOfBlock[block] == null) {
                 keyOfBlock[block] = key;
+                blocksOfKey.add(key, block);
+                keyEpoch++;
                 mutations++;
-                blocksOfKey.computeIfAbsent(key, k -> new java.util.ArrayList<>(1)).add(block);
-                keyedBlocks++;
             }
         }
         request.cachedBlocks = (int) Math.max(request.cachedBlocks, upTo);
@@ -220,24 +242,21 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
         BlockKey key = keyOfBlock[block];
         if (key != null) {
             // Taking a cached block drops its KV: the key no longer finds it (another copy may still).
-            List<Integer> copies = blocksOfKey.get(key);
-            copies.remove(Integer.valueOf(block));
-            if (copies.isEmpty()) {
-                blocksOfKey.remove(key);
-            }
+            blocksOfKey.remove(key, block);
             keyOfBlock[block] = null;
-            keyedBlocks--;
             evictions++;
+            keyEpoch++;
+            mutations++;
         }
+        // Taking a block that caches nothing changes only the free count, which the callers test themselves.
         refCount[block] = 1;
-        mutations++;
         return block;
     }
 
     private void touch(int block) {
-        mutations++;
         if (refCount[block] == 0) {
             unlinkFree(block);
+            mutations++;
         }
         refCount[block]++;
     }
@@ -287,15 +306,15 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
             unreferenced += refCount[block] == 0 ? 1 : 0;
             if (keyOfBlock[block] != null) {
                 keyed++;
-                List<Integer> mapped = blocksOfKey.get(keyOfBlock[block]);
-                if (mapped == null || !mapped.contains(block)) {
+                List<Integer> mapped = blocksOfKey.copiesOf(keyOfBlock[block]);
+                if (!mapped.contains(block)) {
                     throw new IllegalStateException("G2: GPU block " + block + " holds key " + keyOfBlock[block]
                             + " but the cache maps that key to " + mapped);
                 }
             }
         }
-        if (keyed != keyedBlocks || (!prefixCaching && keyed != 0)) {
-            throw new IllegalStateException("G2: " + keyedBlocks + " cached blocks in the key map but " + keyed
+        if (keyed != blocksOfKey.blocks() || (!prefixCaching && keyed != 0)) {
+            throw new IllegalStateException("G2: " + blocksOfKey.blocks() + " cached blocks in the key map but " + keyed
                     + " keyed GPU blocks" + (prefixCaching ? "" : " with prefix caching off"));
         }
         long expected = inRequests + heldForStagingBlocks();

@@ -22,15 +22,16 @@ public final class ServingEngines {
     /** One registered engine: its name (as experiment files and {@link SchedulerSettings#engine()} spell it) and factory. */
     public record Kind(String name, String description, Factory factory) {}
 
-    /** The vLLM-like engine with the prefetch window: the default. */
-    public static final String VLLM = SchedulerSettings.DEFAULT_ENGINE;
+    /** The vLLM-like engine with the prefetch window and no GPU prefix cache (the shorter SchedulerSettings constructors'). */
+    public static final String VLLM = SchedulerSettings.VLLM;
     /** One request at a time, first come first served, no prefetch window. */
     public static final String SERIAL = "serial";
     /**
      * vLLM V1's scheduler and KV cache manager: the same step loop and connector-side knobs as {@link #VLLM}
-     * over a GPU block pool with automatic prefix caching ({@link SchedulerSettings#prefixCaching()}).
+     * over a GPU block pool with automatic prefix caching ({@link SchedulerSettings#prefixCaching()}): the
+     * default of experiment files ({@link SchedulerSettings#DEFAULT_ENGINE}).
      */
-    public static final String VLLM_V1 = "vllm-v1";
+    public static final String VLLM_V1 = SchedulerSettings.DEFAULT_ENGINE;
 
     /** Every engine by name, in registration order; an unknown name is one line listing the known ones. */
     public static final Registry<Kind> REGISTRY = register(
