@@ -48,8 +48,12 @@ class L2IdentityTest {
         Files.write(l2, new byte[(int) L2Identity.trailerOffset(GEOMETRY) + L2Identity.TRAILER_BYTES]);
         assertTrue(assertInstanceOf(L2Identity.Absent.class, L2Identity.read(l2, GEOMETRY)).reason().contains("no identity trailer"));
         L2Identity.beginWriting(l2, GEOMETRY, L2Identity.read(l2, GEOMETRY));
-        try (FileChannel channel = FileChannel.open(l2, StandardOpenOption.WRITE)) {
-            channel.write(ByteBuffer.wrap(new byte[] {1}), L2Identity.trailerOffset(GEOMETRY) + 30);
+        // Flip one byte of the trailer (its stamp is random: writing a fixed value would sometimes write what is there).
+        long flipAt = L2Identity.trailerOffset(GEOMETRY) + 30;
+        try (FileChannel channel = FileChannel.open(l2, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, flipAt);
+            channel.write(ByteBuffer.wrap(new byte[] {(byte) ~one.get(0)}), flipAt);
         }
         assertTrue(assertInstanceOf(L2Identity.Absent.class, L2Identity.read(l2, GEOMETRY)).reason().contains("CRC32C"));
     }
