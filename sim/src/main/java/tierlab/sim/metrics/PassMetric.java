@@ -66,10 +66,11 @@ public enum PassMetric {
     RECOMPUTED_TOKENS_MISS("recomputedTokensMiss", "tokens",
             "prompt tokens computed because the store did not hold them (computed tokens less the other causes)",
             w -> Math.max(0, w.delta(CounterSnapshot::computedPromptTokens)
-                    - w.delta(StoreCounter.FAILED_LOAD_TOKENS) - Units.PREFETCH_TIMEOUT_TOKENS)),
+                    - w.delta(StoreCounter.FAILED_LOAD_TOKENS) - w.delta(CounterSnapshot::prefetchTimeoutTokens))),
     RECOMPUTED_TOKENS_PREFETCH_TIMEOUT("recomputedTokensPrefetchTimeout", "tokens",
-            "prompt tokens recomputed because a prefetch stopped waiting; 0 until the engine has prefetch stop policies",
-            w -> Units.PREFETCH_TIMEOUT_TOKENS),
+            "prompt tokens of store hits recomputed because a prefetch stopped being waited for (scheduler.prefetchStop);"
+                    + " 0 for an engine that always waits",
+            w -> w.delta(CounterSnapshot::prefetchTimeoutTokens)),
     RECOMPUTED_TOKENS_FAILED_READ("recomputedTokensFailedRead", "tokens",
             "prompt tokens of store hits recomputed because their load to the GPU failed (whole blocks; failed L2 reads count as misses until the engine attributes them)",
             w -> w.delta(StoreCounter.FAILED_LOAD_TOKENS)),
@@ -126,10 +127,5 @@ public enum PassMetric {
         static final double GIB = 1L << 30;
         static final double NS_PER_MS = 1e6;
         static final double NS_PER_HOUR = 3600e9;
-        /**
-         * The engine has no prefetch stop policy yet (it always waits for the whole prefetch), so no
-         * token is ever recomputed for a timeout; the engine's counter replaces this when it has one.
-         */
-        static final long PREFETCH_TIMEOUT_TOKENS = 0;
     }
 }
