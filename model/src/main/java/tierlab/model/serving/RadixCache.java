@@ -181,7 +181,7 @@ final class RadixCache {
             throw new IllegalStateException("radix: nothing to evict");
         }
         if (victim.lockRef != 0 || victim.children != 0) {
-            throw new IllegalStateException("radix: page " + victim.key + " evicted with " + victim.lockRef + " locks and "
+            throw new IllegalStateException("S3: page " + victim.key + " evicted with " + victim.lockRef + " locks and "
                     + victim.children + " children");
         }
         nodes.remove(victim.key);
@@ -203,9 +203,9 @@ final class RadixCache {
     }
 
     /**
-     * R1: every node's parent is in the tree and its child count is right; R2: every node's lock count is
-     * exactly the locks held at it or below it ({@code lockHolders}: one entry per lock taken); R3: the
-     * evictable set is exactly the unlocked leaves. Throws IllegalStateException naming the broken rule.
+     * S3 (the tree's part of the engine's rule): every node's parent is in the tree and its child count is
+     * right; every node's lock count is exactly the locks held at it or below it ({@code lockHolders}: one
+     * entry per lock taken); the evictable set is exactly the unlocked leaves. Throws IllegalStateException.
      */
     void checkInvariants(List<Node> lockHolders) {
         Map<Node, Integer> childCount = new HashMap<>();
@@ -213,7 +213,7 @@ final class RadixCache {
         for (Node holder : lockHolders) {
             for (Node n = holder; n != null; n = n.parent) {
                 if (!n.inTree || nodes.get(n.key) != n) {
-                    throw new IllegalStateException("R2: a lock is held on page " + n.key + ", which is not in the tree");
+                    throw new IllegalStateException("S3: a lock is held on page " + n.key + ", which is not in the tree");
                 }
                 expectedLocks.merge(n, 1, Integer::sum);
             }
@@ -224,34 +224,34 @@ final class RadixCache {
             unlockedNodes += node.lockRef == 0 ? 1 : 0;
             if (node.parent != null) {
                 if (!node.parent.inTree || nodes.get(node.parent.key) != node.parent) {
-                    throw new IllegalStateException("R1: page " + node.key + " has a parent outside the tree");
+                    throw new IllegalStateException("S3: page " + node.key + " has a parent outside the tree");
                 }
                 childCount.merge(node.parent, 1, Integer::sum);
             }
             int locks = expectedLocks.getOrDefault(node, 0);
             if (node.lockRef != locks) {
-                throw new IllegalStateException("R2: page " + node.key + " counts " + node.lockRef + " locks but " + locks
+                throw new IllegalStateException("S3: page " + node.key + " counts " + node.lockRef + " locks but " + locks
                         + " are held at or below it");
             }
         }
         for (Node node : nodes.values()) {
             int children = childCount.getOrDefault(node, 0);
             if (node.children != children) {
-                throw new IllegalStateException("R1: page " + node.key + " counts " + node.children + " children but has "
+                throw new IllegalStateException("S3: page " + node.key + " counts " + node.children + " children but has "
                         + children);
             }
             boolean shouldBeEvictable = children == 0 && node.lockRef == 0;
             if (shouldBeEvictable != evictable.contains(node)) {
-                throw new IllegalStateException("R3: page " + node.key + " (" + children + " children, " + node.lockRef
+                throw new IllegalStateException("S3: page " + node.key + " (" + children + " children, " + node.lockRef
                         + " locks) is " + (shouldBeEvictable ? "not " : "") + "in the evictable set");
             }
             evictableNodes += shouldBeEvictable ? 1 : 0;
         }
         if (unlockedNodes != unlocked) {
-            throw new IllegalStateException("R2: " + unlockedNodes + " pages are unlocked but the count says " + unlocked);
+            throw new IllegalStateException("S3: " + unlockedNodes + " pages are unlocked but the count says " + unlocked);
         }
         if (evictableNodes != evictable.size()) {
-            throw new IllegalStateException("R3: the evictable set holds " + evictable.size() + " nodes but "
+            throw new IllegalStateException("S3: the evictable set holds " + evictable.size() + " nodes but "
                     + evictableNodes + " unlocked leaves are in the tree");
         }
     }

@@ -731,7 +731,8 @@ public final class SglangEngine implements ServingEngine {
     @Override public int runningCount() { return running.size(); }
     @Override public int waitingCount() { return waiting.size(); }
     @Override public int activePrefetches() { return prefetching.size(); }
-    @Override public long freeGpuBlockCount() { return pool.freeCount(); }
+    /** Blocks a request could take now: free, or cached in an unlocked page that eviction gives back. */
+    @Override public long freeGpuBlockCount() { return pool.freeCount() + radix.unlockedCount(); }
     @Override public long prefetchCalls() { return prefetchCalls; }
     @Override public long deferrals() { return 0; }
     @Override public long preemptions() { return retractions; }

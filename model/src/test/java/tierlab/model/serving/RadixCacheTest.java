@@ -99,7 +99,7 @@ class RadixCacheTest {
         assertEquals(2, tree.node(p.get(1)).lockRef, "p1 is under both");
         tree.checkInvariants(List.of(a2, b2));
         IllegalStateException wrong = assertThrows(IllegalStateException.class, () -> tree.checkInvariants(List.of(a2)));
-        assertTrue(wrong.getMessage().startsWith("R2:"), wrong.getMessage());
+        assertTrue(wrong.getMessage().startsWith("S3:"), wrong.getMessage());
         tree.unlock(a2);
         tree.unlock(b2);
         assertThrows(IllegalStateException.class, () -> tree.unlock(b2));
