@@ -14,7 +14,6 @@ import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.sched.WaitingOrder;
-import tierlab.model.store.L2WritePolicy;
 import tierlab.model.store.LookupResult;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreEvent;
@@ -59,25 +58,18 @@ public final class SglangEngine implements ServingEngine {
     /** A storage prefetch in flight: the request waits for it until {@code deadlineNs}. */
     private record Prefetch(EngineRequest request, long deadlineNs, long hitTokens) {}
 
-    /** The saves enqueued under one id: the pages they lock and the evicted blocks they hold until staged. */
-    private static final class SaveJobs {
-        int pending;
-        final List<RadixCache.Node> locked = new ArrayList<>();
-        long heldBlocks;
-    }
-
     private final SchedulerSettings settings;
     private final TieredStore store;
     private final DecisionTrace trace;
     private final int blockTokens;
     private final GpuBlockPool pool;
     private final RadixCache radix = new RadixCache();
+    private final HiCacheWrites writes;
     private final TreeMap<Long, EngineRequest> requestsById = new TreeMap<>();
     private final LongMap<EngineRequest> requestIndex = new LongMap<>();
     private final ArrayDeque<EngineRequest> waiting = new ArrayDeque<>();
     private final List<EngineRequest> running = new ArrayList<>();
     private final List<Prefetch> prefetching = new ArrayList<>();
-    private final LongMap<SaveJobs> saveJobs = new LongMap<>();
     private final List<RequestOutcome> finished = new ArrayList<>();
     private final List<IoOp> ownOps = new ArrayList<>();
     private final List<EngineRequest> stepLoads = new ArrayList<>();
@@ -98,6 +90,7 @@ public final class SglangEngine implements ServingEngine {
         this.trace = trace;
         this.blockTokens = store.settings().geometry().blockTokens();
         this.pool = new GpuBlockPool(settings.gpuKvBlocks());
+        this.writes = new HiCacheWrites(settings, store, trace, radix, pool);
     }
 
     @Override
@@ -177,7 +170,7 @@ public final class SglangEngine implements ServingEngine {
             switch (event) {
                 case StoreEvent.AcquireDone done -> onPrefetchDone(request, done.succeeded(), nowNs);
                 case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
-                case StoreEvent.SaveStaged staged -> onSaveStaged(event.requestId());
+                case StoreEvent.SaveStaged staged -> writes.staged(event.requestId());
             }
         }
     }
@@ -217,22 +210,6 @@ public final class SglangEngine implements ServingEngine {
         trace.record("loaded", request.spec.requestId(), succeeded ? 1 : 0, request.computedTokens);
         stepLoads.remove(request);
         maybeCompute(nowNs);
-    }
-
-    private void onSaveStaged(long saveId) {
-        SaveJobs jobs = saveJobs.get(saveId);
-        if (jobs == null) {
-            return;
-        }
-        if (--jobs.pending > 0) {
-            return;
-        }
-        // Every copy enqueued under this id has read its blocks: the pages may be evicted, the blocks reused.
-        for (RadixCache.Node node : jobs.locked) {
-            radix.unlock(node);
-        }
-        pool.releaseHeld(saveId);
-        saveJobs.remove(saveId);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -300,7 +277,7 @@ public final class SglangEngine implements ServingEngine {
         request.cachedBlocks = matched;
         request.computedTokens = (long) matched * blockTokens;
         radix.touch(chain, matched, nowNs);
-        countHits(request, matched, nowNs);
+        writes.countHits(request, matched, nowNs);
         if (!settings.offload() || request.recomputeStored) {
             startRunning(request, null, nowNs);
             return Admission.ADMITTED;
@@ -402,13 +379,8 @@ public final class SglangEngine implements ServingEngine {
         while (pool.freeCount() < count && radix.hasEvictable()) {
             RadixCache.Node victim = radix.evictLeastRecentlyUsedLeaf();
             trace.record("gpu-evict", victim.gpuBlock, victim.depth);
-            if (settings.hostWritePolicy().kind() == L2WritePolicy.Kind.WRITE_BACK && settings.offload() && !victim.saved
-                    && enqueueSave(saveId, victim.chain, victim.depth - 1, List.of(victim.gpuBlock), nowNs)) {
-                // Written back on eviction: the block is reused once its staging copy has read it.
-                victim.saved = true;
-                pool.holdForStaging(saveId, List.of(victim.gpuBlock));
-                saveJobs.get(saveId).heldBlocks++;
-            } else {
+            // Written back on eviction, the block is reused once its staging copy has read it.
+            if (!writes.writeBackOnEviction(victim, saveId, nowNs)) {
                 pool.release(List.of(victim.gpuBlock));
             }
         }
@@ -417,27 +389,6 @@ public final class SglangEngine implements ServingEngine {
         }
         pool.fillTo(into, into.size() + count);
         return true;
-    }
-
-    /** The request's prefix match hit its first {@code pages} pages: write-after-hits:N saves those hit N times. */
-    private void countHits(EngineRequest request, int pages, long nowNs) {
-        L2WritePolicy policy = settings.hostWritePolicy();
-        int firstToSave = -1;
-        for (int p = 0; p < pages; p++) {
-            RadixCache.Node node = radix.node(request.spec.chain().get(p));
-            node.hitCount++;
-            boolean save = policy.kind() == L2WritePolicy.Kind.WRITE_AFTER_HITS && settings.offload() && !node.saved
-                    && node.hitCount >= policy.hitsBeforeWrite();
-            if (save && firstToSave < 0) {
-                firstToSave = p;
-            } else if (!save && firstToSave >= 0) {
-                saveNodes(request, firstToSave, p, nowNs);
-                firstToSave = -1;
-            }
-        }
-        if (firstToSave >= 0) {
-            saveNodes(request, firstToSave, pages, nowNs);
-        }
     }
 
     /**
@@ -464,7 +415,8 @@ public final class SglangEngine implements ServingEngine {
             } else {
                 pool.release(List.of(own));
                 request.gpuBlocks.set(p, node.gpuBlock);
-                firstNew = flushWriteThrough(request, firstNew, p, nowNs);
+                writes.computed(request, firstNew, p, nowNs);
+                firstNew = -1;
             }
             parent = node;
         }
@@ -472,50 +424,7 @@ public final class SglangEngine implements ServingEngine {
         radix.unlock(oldLock);
         request.cachedBlocks = fullPages;
         radix.touch(chain, fullPages, nowNs);
-        flushWriteThrough(request, firstNew, fullPages, nowNs);
-    }
-
-    /** Write-through: saves the pages {@code [firstNew, end)} the request just added; returns -1 (no run open). */
-    private int flushWriteThrough(EngineRequest request, int firstNew, int end, long nowNs) {
-        if (firstNew >= 0 && settings.hostWritePolicy().kind() == L2WritePolicy.Kind.WRITE_THROUGH && settings.offload()) {
-            saveNodes(request, firstNew, end, nowNs);
-        }
-        return -1;
-    }
-
-    /** Saves the tree's pages {@code [from, to)} of the request's chain, each at most once, locking them until staged. */
-    private void saveNodes(EngineRequest request, int from, int to, long nowNs) {
-        List<BlockKey> chain = request.spec.chain();
-        List<Long> blocks = new ArrayList<>(to - from);
-        for (int p = from; p < to; p++) {
-            RadixCache.Node node = radix.node(chain.get(p));
-            node.saved = true;
-            blocks.add(node.gpuBlock);
-        }
-        if (enqueueSave(request.spec.requestId(), chain, from, blocks, nowNs)) {
-            SaveJobs jobs = saveJobs.get(request.spec.requestId());
-            for (int p = from; p < to; p++) {
-                RadixCache.Node node = radix.node(chain.get(p));
-                radix.lock(node);
-                jobs.locked.add(node);
-            }
-        }
-    }
-
-    /** Enqueues one save under {@code saveId}; true when it queued blocks (a staging copy will report). */
-    private boolean enqueueSave(long saveId, List<BlockKey> chain, int firstBlock, List<Long> blocks, long nowNs) {
-        TieredStore.SaveOutcome outcome = store.enqueueSave(saveId, chain, firstBlock, blocks.size(), blocks, nowNs);
-        trace.record("page-save", saveId, firstBlock, blocks.size(), outcome.blocksQueued());
-        if (outcome.blocksQueued() == 0) {
-            return false;
-        }
-        SaveJobs jobs = saveJobs.get(saveId);
-        if (jobs == null) {
-            jobs = new SaveJobs();
-            saveJobs.put(saveId, jobs);
-        }
-        jobs.pending++;
-        return true;
+        writes.computed(request, firstNew, fullPages, nowNs);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -785,22 +694,10 @@ public final class SglangEngine implements ServingEngine {
             checkRequest(request, used, lockHolders);
             ownBlocks += request.gpuBlocks.size() - request.cachedBlocks;
         }
-        for (SaveJobs jobs : saveJobs.valuesInTableOrder()) {
-            if (jobs.pending <= 0) {
-                throw new IllegalStateException("S3: a save entry with " + jobs.pending + " pending copies");
-            }
-            lockHolders.addAll(jobs.locked);
-        }
+        writes.addLockHolders(lockHolders);
         radix.checkInvariants(lockHolders);
         pool.checkInvariants(ownBlocks + radix.size());
-        long heldForWriteBack = 0;
-        for (SaveJobs jobs : saveJobs.valuesInTableOrder()) {
-            heldForWriteBack += jobs.heldBlocks;
-        }
-        if (heldForWriteBack != pool.heldForStagingBlocks()) {
-            throw new IllegalStateException("S1: " + pool.heldForStagingBlocks() + " blocks held for staging but the saves"
-                    + " written back on eviction hold " + heldForWriteBack);
-        }
+        writes.checkInvariants();
         int prefetchingCount = 0;
         for (EngineRequest request : requestsById.values()) {
             prefetchingCount += request.phase == EngineRequest.Phase.PREFETCHING ? 1 : 0;
