@@ -160,8 +160,12 @@ class SchedulerSectionsTest {
     void sglangHasItsWritePolicyAndWaitingOrderAsColumnsAndItsWarmPassHitsTheGpu() throws IOException {
         Path out = folder.resolve("out/sglang");
         CommandRun run = run("sglang.yaml", FILE + "  hostWritePolicy: write-after-hits:2\n  waitingOrder: fcfs\n"
-                + "sweep:\n  scheduler.engine: [vllm, sglang]\n", out);
+                + "sweep:\n  scheduler.engine: [vllm, sglang]\n"
+                // A chart may name a column only sglang's points have, though the first point is vllm's.
+                + "charts:\n  - {type: bar, file: sglang-gpu, x: scheduler.engine, y: warm.gpuCachedTokens,"
+                + " where: {scheduler.hostWritePolicy: \"write-after-hits:2\"}}\n", out);
         assertEquals(0, run.exitCode(), run.err());
+        assertTrue(Files.exists(out.resolve("sglang-gpu.png")));
         Table results = Table.read().csv(out.resolve("results.csv").toFile());
         assertEquals(2, results.rowCount());
         assertEquals("sglang", results.stringColumn("scheduler.engine").get(1));

@@ -6,7 +6,6 @@ import java.util.BitSet;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
-import java.util.TreeMap;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
@@ -19,7 +18,6 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
-import tierlab.model.util.LongMap;
 
 /**
  * A model of SGLang's scheduler with its radix cache and HiCache (docs/engines.md, "sglang", names the
@@ -65,12 +63,10 @@ public final class SglangEngine implements ServingEngine {
     private final GpuBlockPool pool;
     private final RadixCache radix = new RadixCache();
     private final HiCacheWrites writes;
-    private final TreeMap<Long, EngineRequest> requestsById = new TreeMap<>();
-    private final LongMap<EngineRequest> requestIndex = new LongMap<>();
+    private final EngineRequests requests = new EngineRequests();
     private final ArrayDeque<EngineRequest> waiting = new ArrayDeque<>();
     private final List<EngineRequest> running = new ArrayList<>();
     private final List<Prefetch> prefetching = new ArrayList<>();
-    private final List<RequestOutcome> finished = new ArrayList<>();
     private final List<IoOp> ownOps = new ArrayList<>();
     private final List<EngineRequest> stepLoads = new ArrayList<>();
 
@@ -100,19 +96,7 @@ public final class SglangEngine implements ServingEngine {
 
     @Override
     public void submit(RequestSpec spec, long nowNs) {
-        if (requestsById.containsKey(spec.requestId())) {
-            throw new IllegalArgumentException("request " + spec.requestId() + " submitted twice");
-        }
-        EngineRequest.checkChainCoversPrompt(spec, blockTokens);
-        long blocksNeeded = Math.ceilDiv(spec.promptTokens() + spec.outputTokens(), blockTokens);
-        if (blocksNeeded > settings.gpuKvBlocks()) {
-            throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded
-                    + " GPU blocks but gpuKvBlocks is " + settings.gpuKvBlocks());
-        }
-        EngineRequest request = new EngineRequest(spec);
-        requestsById.put(spec.requestId(), request);
-        requestIndex.put(spec.requestId(), request);
-        waiting.addLast(request);
+        waiting.addLast(requests.add(spec, blockTokens, settings.gpuKvBlocks()));
         admissionDirty = true;
         trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
     }
@@ -146,15 +130,7 @@ public final class SglangEngine implements ServingEngine {
 
     @Override
     public List<IoOp> drainOps() {
-        List<IoOp> storeOps = store.drainOps();
-        if (ownOps.isEmpty()) {
-            return storeOps;
-        }
-        List<IoOp> ops = new ArrayList<>(storeOps.size() + ownOps.size());
-        ops.addAll(storeOps);
-        ops.addAll(ownOps);
-        ownOps.clear();
-        return ops;
+        return EngineRequests.drain(store.drainOps(), ownOps);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -166,7 +142,7 @@ public final class SglangEngine implements ServingEngine {
         for (int i = 0; i < events.size(); i++) {
             StoreEvent event = events.get(i);
             admissionDirty = true;
-            EngineRequest request = requestIndex.get(event.requestId());
+            EngineRequest request = requests.get(event.requestId());
             switch (event) {
                 case StoreEvent.AcquireDone done -> onPrefetchDone(request, done.succeeded(), nowNs);
                 case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
@@ -468,32 +444,8 @@ public final class SglangEngine implements ServingEngine {
         if (stepPhase != StepPhase.LOADING || !stepLoads.isEmpty()) {
             return;
         }
-        List<IoOp.ComputeItem> items = new ArrayList<>(running.size());
-        long budget = settings.maxBatchedTokens();
-        for (EngineRequest request : new ArrayList<>(running)) {
-            if (request.computedTokens < request.spec.promptTokens() || request.phase != EngineRequest.Phase.RUNNING
-                    || request.outputDone >= request.spec.outputTokens() || budget == 0) {
-                continue;
-            }
-            long kvTokens = request.spec.promptTokens() + request.outputDone;
-            if (kvTokens + 1 > (long) request.gpuBlocks.size() * blockTokens && !growOrRetract(request, nowNs)) {
-                continue;
-            }
-            items.add(new IoOp.ComputeItem(request.spec.requestId(), 1, kvTokens, List.of()));
-            budget--;
-        }
-        for (EngineRequest request : running) {
-            if (budget == 0) {
-                break;
-            }
-            if (request.phase != EngineRequest.Phase.RUNNING || request.needsLoad
-                    || request.computedTokens >= request.spec.promptTokens()) {
-                continue;
-            }
-            long chunk = Math.min(budget, request.spec.promptTokens() - request.computedTokens);
-            items.add(request.prefillItem(chunk, blockTokens));
-            budget -= chunk;
-        }
+        List<IoOp.ComputeItem> items = EngineRequests.stepItems(running, settings.maxBatchedTokens(), blockTokens,
+                request -> growOrRetract(request, nowNs));
         if (items.isEmpty()) {
             stepPhase = StepPhase.IDLE;
             return;
@@ -577,7 +529,7 @@ public final class SglangEngine implements ServingEngine {
 
     @Override
     public boolean preempt(long requestId, long nowNs) {
-        EngineRequest request = requestIndex.get(requestId);
+        EngineRequest request = requests.get(requestId);
         if (request == null || request.phase != EngineRequest.Phase.RUNNING || request.loading) {
             return false;
         }
@@ -593,7 +545,7 @@ public final class SglangEngine implements ServingEngine {
         stepPhase = StepPhase.IDLE;
         List<IoOp.ComputeItem> items = compute.items();
         for (int i = 0; i < items.size(); i++) {
-            EngineRequest request = requestIndex.get(items.get(i).requestId());
+            EngineRequest request = requests.get(items.get(i).requestId());
             if (request.phase != EngineRequest.Phase.RUNNING) {
                 continue;
             }
@@ -624,7 +576,7 @@ public final class SglangEngine implements ServingEngine {
         request.phase = EngineRequest.Phase.FINISHED;
         store.releaseLease(request.spec.requestId(), nowNs);
         releasePages(request);
-        finished.add(request.outcome(nowNs));
+        requests.finish(request.outcome(nowNs));
         trace.record("finish", request.spec.requestId(), nowNs);
     }
 
@@ -634,9 +586,11 @@ public final class SglangEngine implements ServingEngine {
 
     @Override public SchedulerSettings settings() { return settings; }
     @Override public TieredStore store() { return store; }
-    @Override public List<RequestOutcome> finished() { return List.copyOf(finished); }
-    @Override public int finishedCount() { return finished.size(); }
-    @Override public boolean allFinished() { return finished.size() == requestsById.size(); }
+    @Override public List<RequestOutcome> finished() { return requests.finished(); }
+    @Override public int finishedCount() { return requests.finishedCount(); }
+    @Override public boolean allFinished() { return requests.allFinished(); }
+    @Override public List<RequestSpec> unfinished() { return requests.unfinished(); }
+    @Override public List<Long> finishedIds() { return requests.finishedIds(); }
     @Override public int runningCount() { return running.size(); }
     @Override public int waitingCount() { return waiting.size(); }
     @Override public int activePrefetches() { return prefetching.size(); }
@@ -659,22 +613,6 @@ public final class SglangEngine implements ServingEngine {
         return radix;
     }
 
-    @Override
-    public List<RequestSpec> unfinished() {
-        List<RequestSpec> specs = new ArrayList<>();
-        for (EngineRequest request : requestsById.values()) {
-            if (request.phase != EngineRequest.Phase.FINISHED) {
-                specs.add(request.spec);
-            }
-        }
-        return specs;
-    }
-
-    @Override
-    public List<Long> finishedIds() {
-        return finished.stream().map(RequestOutcome::requestId).toList();
-    }
-
     /**
      * S1: every GPU block is free, in the tree, held by one request alone or held for a write-back copy,
      * and no block is in two places; S2 (a page is used only under its own key): each request's leading
@@ -690,7 +628,7 @@ public final class SglangEngine implements ServingEngine {
         for (RadixCache.Node node : radix.nodesByCreation()) {
             claimBlock(used, node.gpuBlock, "page " + node.key);
         }
-        for (EngineRequest request : requestsById.values()) {
+        for (EngineRequest request : requests.inIdOrder()) {
             checkRequest(request, used, lockHolders);
             ownBlocks += request.gpuBlocks.size() - request.cachedBlocks;
         }
@@ -699,7 +637,7 @@ public final class SglangEngine implements ServingEngine {
         pool.checkInvariants(ownBlocks + radix.size());
         writes.checkInvariants();
         int prefetchingCount = 0;
-        for (EngineRequest request : requestsById.values()) {
+        for (EngineRequest request : requests.inIdOrder()) {
             prefetchingCount += request.phase == EngineRequest.Phase.PREFETCHING ? 1 : 0;
         }
         if (prefetchingCount != prefetching.size() || running.size() + prefetching.size() > settings.maxNumSeqs()) {
