@@ -57,7 +57,7 @@ class PassMetricsTest {
     @Test
     void recomputedTokensBySource() {
         // 1,000 prompt tokens computed, 64 of them because a load of four 16-token blocks failed: 936
-        // were misses; no prefetch stop policy exists yet, so none were for a timeout.
+        // were misses; the engine stopped no prefetch, so none were for a timeout.
         long[] after = new long[StoreCounter.values().length];
         after[StoreCounter.FAILED_LOAD_TOKENS.ordinal()] = 64;
         PassMetrics pass = PassMetrics.of("cold", List.of(),
@@ -66,6 +66,20 @@ class PassMetricsTest {
         assertEquals(936.0, pass.value(PassMetric.RECOMPUTED_TOKENS_MISS));
         assertEquals(64.0, pass.value(PassMetric.RECOMPUTED_TOKENS_FAILED_READ));
         assertEquals(0.0, pass.value(PassMetric.RECOMPUTED_TOKENS_PREFETCH_TIMEOUT));
+    }
+
+    @Test
+    void tokensOfStoppedPrefetchesAreTheirOwnCauseAndNotMisses() {
+        // 1,000 computed, 64 for a failed load, 300 because prefetch stops (counted by the engine from 100
+        // to 400) gave up waiting: 636 misses.
+        long[] after = new long[StoreCounter.values().length];
+        after[StoreCounter.FAILED_LOAD_TOKENS.ordinal()] = 64;
+        PassMetrics pass = PassMetrics.of("cold", List.of(),
+                new CounterSnapshot(0, new long[StoreCounter.values().length], 0, 0, 0, 0, 0, 0, 0, 0, 100),
+                new CounterSnapshot(0, after, 0, 0, 0, 0, 0, 0, 1000, 0, 400));
+        assertEquals(300.0, pass.value(PassMetric.RECOMPUTED_TOKENS_PREFETCH_TIMEOUT));
+        assertEquals(636.0, pass.value(PassMetric.RECOMPUTED_TOKENS_MISS));
+        assertEquals(64.0, pass.value(PassMetric.RECOMPUTED_TOKENS_FAILED_READ));
     }
 
     @Test
