@@ -51,6 +51,8 @@ final class RadixCache {
         /** Its KV has been handed to the store (SGLang's {@code backuped}): a write policy saves it at most once. */
         boolean saved;
         boolean inTree = true;
+        /** Whether it is in the evictable set (so that a look-up need not search the set). */
+        boolean evictable;
 
         Node(long id, BlockKey key, Node parent, int depth, List<BlockKey> chain, long gpuBlock, long nowNs) {
             this.id = id;
@@ -71,8 +73,29 @@ final class RadixCache {
     private final TreeSet<Node> evictable = new TreeSet<>(LEAST_RECENTLY_USED);
     private long nextNodeId;
     private long evictions;
+    /** Pages inserted or evicted so far: a prefix match can change only when this does. */
+    private long mutations;
     /** Nodes without locks: every one can be evicted, leaves first (a locked node's ancestors are locked too). */
     private int unlocked;
+
+    private void joinEvictable(Node node) {
+        if (!node.evictable) {
+            node.evictable = true;
+            evictable.add(node);
+        }
+    }
+
+    private void leaveEvictable(Node node) {
+        if (node.evictable) {
+            node.evictable = false;
+            evictable.remove(node);
+        }
+    }
+
+    /** Pages inserted or evicted so far (matches of a prefix can differ only after this changed). */
+    long mutations() {
+        return mutations;
+    }
 
     /** The node caching {@code key}, or null. */
     Node node(BlockKey key) {
@@ -112,10 +135,11 @@ final class RadixCache {
         for (int p = 0; p < pages; p++) {
             Node node = nodes.get(chain.get(p));
             if (node.lastAccessNs != nowNs) {
-                boolean wasEvictable = evictable.remove(node);
+                boolean wasEvictable = node.evictable;
+                leaveEvictable(node);
                 node.lastAccessNs = nowNs;
                 if (wasEvictable) {
-                    evictable.add(node);
+                    joinEvictable(node);
                 }
             }
         }
@@ -133,11 +157,12 @@ final class RadixCache {
         Node node = new Node(nextNodeId++, key, parent, depth, chain, gpuBlock, nowNs);
         nodes.put(key, node);
         if (parent != null) {
-            evictable.remove(parent);
+            leaveEvictable(parent);
             parent.children++;
         }
-        evictable.add(node);
+        joinEvictable(node);
         unlocked++;
+        mutations++;
         return node;
     }
 
@@ -145,7 +170,7 @@ final class RadixCache {
     void lock(Node node) {
         for (Node n = node; n != null; n = n.parent) {
             if (n.lockRef++ == 0) {
-                evictable.remove(n);
+                leaveEvictable(n);
                 unlocked--;
             }
         }
@@ -160,7 +185,7 @@ final class RadixCache {
             if (--n.lockRef == 0) {
                 unlocked++;
                 if (n.children == 0) {
-                    evictable.add(n);
+                    joinEvictable(n);
                 }
             }
         }
@@ -180,6 +205,8 @@ final class RadixCache {
         if (victim == null) {
             throw new IllegalStateException("radix: nothing to evict");
         }
+        victim.evictable = false;
+        mutations++;
         if (victim.lockRef != 0 || victim.children != 0) {
             throw new IllegalStateException("S3: page " + victim.key + " evicted with " + victim.lockRef + " locks and "
                     + victim.children + " children");
@@ -190,7 +217,7 @@ final class RadixCache {
         evictions++;
         Node parent = victim.parent;
         if (parent != null && --parent.children == 0 && parent.lockRef == 0) {
-            evictable.add(parent);
+            joinEvictable(parent);
         }
         return victim;
     }
@@ -241,7 +268,7 @@ final class RadixCache {
                         + children);
             }
             boolean shouldBeEvictable = children == 0 && node.lockRef == 0;
-            if (shouldBeEvictable != evictable.contains(node)) {
+            if (shouldBeEvictable != evictable.contains(node) || node.evictable != evictable.contains(node)) {
                 throw new IllegalStateException("S3: page " + node.key + " (" + children + " children, " + node.lockRef
                         + " locks) is " + (shouldBeEvictable ? "not " : "") + "in the evictable set");
             }

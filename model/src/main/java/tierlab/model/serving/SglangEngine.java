@@ -71,6 +71,10 @@ public final class SglangEngine implements ServingEngine {
     private final List<EngineRequest> stepLoads = new ArrayList<>();
 
     private StepPhase stepPhase = StepPhase.IDLE;
+    /** Requests appended to the waiting queue so far, and the tree's mutations and appends when it was last sorted. */
+    private long waitingAppends;
+    private long sortedAtMutations = -1;
+    private long sortedAtAppends = -1;
     private boolean admissionDirty = true;
     private long computeTicket = -1;
     private IoOp.Compute currentCompute;
@@ -97,6 +101,7 @@ public final class SglangEngine implements ServingEngine {
     @Override
     public void submit(RequestSpec spec, long nowNs) {
         waiting.addLast(requests.add(spec, blockTokens, settings.gpuKvBlocks()));
+        waitingAppends++;
         admissionDirty = true;
         trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
     }
@@ -193,8 +198,12 @@ public final class SglangEngine implements ServingEngine {
     // ------------------------------------------------------------------------------------------
 
     private void admit(long nowNs) {
-        if (settings.waitingOrder() == WaitingOrder.LPM && waiting.size() > 1 && waiting.size() <= LPM_MAX_QUEUE) {
+        if (settings.waitingOrder() == WaitingOrder.LPM && waiting.size() > 1 && waiting.size() <= LPM_MAX_QUEUE
+                && (radix.mutations() != sortedAtMutations || waitingAppends != sortedAtAppends)) {
+            // Admission only removes requests, so a queue sorted under the same tree and arrivals is still sorted.
             sortLongestPrefixFirst();
+            sortedAtMutations = radix.mutations();
+            sortedAtAppends = waitingAppends;
         }
         for (Iterator<EngineRequest> queue = waiting.iterator(); queue.hasNext(); ) {
             if (running.size() + prefetching.size() >= settings.maxNumSeqs()) {
@@ -514,6 +523,7 @@ public final class SglangEngine implements ServingEngine {
         request.acquiring = false;
         request.phase = EngineRequest.Phase.WAITING;
         waiting.addLast(request);
+        waitingAppends++;
         trace.record("retract", request.spec.requestId());
     }
 
