@@ -54,7 +54,7 @@ public final class SglangEngine implements ServingEngine {
     private enum Admission { ADMITTED, NO_ROOM }
 
     /** A storage prefetch in flight: the request waits for it until {@code deadlineNs}. */
-    private record Prefetch(EngineRequest request, long deadlineNs, long hitTokens) {}
+    private record Prefetch(EngineRequest request, long deadlineNs, long hitTokens, int hitBlocks) {}
 
     private final SchedulerSettings settings;
     private final TieredStore store;
@@ -301,7 +301,7 @@ public final class SglangEngine implements ServingEngine {
                     request.admittedNs = nowNs;
                 }
                 long deadlineNs = settings.prefetchStop().deadlineNs(nowNs, request.spec.promptTokens());
-                prefetching.add(new Prefetch(request, deadlineNs, hit.hitTokens()));
+                prefetching.add(new Prefetch(request, deadlineNs, hit.hitTokens(), hit.hitBlocks()));
             }
             case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
                 store.releaseLease(request.spec.requestId(), nowNs);
@@ -312,7 +312,7 @@ public final class SglangEngine implements ServingEngine {
 
     /**
      * Prefetches whose deadline has come stop (checked at every event the engine sees): the lease goes,
-     * the store is asked again, what is in L1 now is loaded and the rest of the hit is recomputed.
+     * the longest leading part of the hit that has reached L1 is loaded, and the rest is recomputed.
      */
     private void stopExpiredPrefetches(long nowNs) {
         for (int i = 0; i < prefetching.size(); ) {
@@ -326,17 +326,54 @@ public final class SglangEngine implements ServingEngine {
             request.acquiring = false;
             admissionDirty = true;
             store.releaseLease(request.spec.requestId(), nowNs);
-            LookupResult arrived = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
-                    request.spec.promptTokens(), nowNs);
-            if (arrived.hitClass() != HitClass.L1 || arrived.leaseStatus() != LookupResult.LeaseStatus.LEASED) {
-                store.releaseLease(request.spec.requestId(), nowNs);
-                arrived = null;
-            }
+            LookupResult arrived = arrivedPrefix(request, prefetch.hitBlocks(), nowNs);
             long recomputed = Math.max(0, prefetch.hitTokens() - (arrived == null ? 0 : arrived.hitTokens()));
             prefetchTimeoutTokens += recomputed;
             trace.record("prefetch-stop", request.spec.requestId(), recomputed);
+            LookupResult prefetched = request.hit;
             startRunning(request, arrived, nowNs);
+            if (arrived != null) {
+                // What arrived came through the prefetch: L1 and L2 shares as at the lookup that began it.
+                request.admittedResidentUnits = prefetched.residentUnits();
+                request.admittedUnits = prefetched.units().size();
+            }
         }
+    }
+
+    /**
+     * The longest leading run of a stopped prefetch's blocks that is wholly in L1 now, leased (null when its
+     * first block has not arrived): SGLang uses the part of a prefetch that completed. Whether the first k
+     * blocks are all in L1 only turns false as k grows, so a binary search over k finds it with side-effect
+     * free classifications, and one lookup capped after k blocks takes its lease.
+     */
+    private LookupResult arrivedPrefix(EngineRequest request, int hitBlocks, long nowNs) {
+        List<BlockKey> chain = request.spec.chain();
+        long startTokens = request.computedTokens;
+        int arrivedBlocks = 0;
+        int notArrivedFrom = hitBlocks + 1;
+        while (notArrivedFrom - arrivedBlocks > 1) {
+            int blocks = (arrivedBlocks + notArrivedFrom) >>> 1;
+            if (store.classify(chain, startTokens, promptCappedAfter(request, blocks)) == HitClass.L1) {
+                arrivedBlocks = blocks;
+            } else {
+                notArrivedFrom = blocks;
+            }
+        }
+        if (arrivedBlocks == 0) {
+            return null;
+        }
+        LookupResult arrived = store.lookup(request.spec.requestId(), chain, startTokens,
+                promptCappedAfter(request, arrivedBlocks), nowNs);
+        if (arrived.hitClass() != HitClass.L1 || arrived.leaseStatus() != LookupResult.LeaseStatus.LEASED) {
+            store.releaseLease(request.spec.requestId(), nowNs);
+            return null;
+        }
+        return arrived;
+    }
+
+    /** A prompt length whose lookup hit (capped one token short) ends after {@code blocks} blocks past the computed ones. */
+    private long promptCappedAfter(EngineRequest request, int blocks) {
+        return Math.min(request.spec.promptTokens(), request.computedTokens + (long) blocks * blockTokens + 1);
     }
 
     private void startRunning(EngineRequest request, LookupResult hit, long nowNs) {

@@ -228,7 +228,8 @@ class SglangEngineTest {
     /**
      * timeout:BASE+PER_1K: the deadline is start + base + per-1k × 49 / 1024. With 1 s + 0 the prefetch
      * (microseconds in this harness) lands in time; with 0.0005 ms + 0 (500 ns) it is stopped at the first
-     * event after it began (1,000 ns later), before its reads land.
+     * event after it began, 1,000 ns later: the harness has completed one operation, the L2 read of the
+     * first block, so that block is loaded (it came from L2) and the other two are recomputed.
      */
     @Test
     void timeout_stopsAtBasePlusPerKiloTokensAndRecomputesTheRest() {
@@ -238,8 +239,12 @@ class SglangEngineTest {
         assertEquals(0, patient.engine().prefetchTimeoutTokens());
         assertEquals(3 * BT, patient.outcome(4).l2Tokens());
         Rig hasty = storageHit(PrefetchStop.timeout(500, 0));
-        assertEquals(3 * BT, hasty.engine().prefetchTimeoutTokens());
-        assertEquals(PROMPT, hasty.outcome(4).recomputedTokens());
+        assertEquals(2 * BT, hasty.engine().prefetchTimeoutTokens());
+        assertEquals(List.of("prefetch-stop 4 32"), hasty.decisions("prefetch-stop"));
+        RequestOutcome d = hasty.outcome(4);
+        assertEquals(BT, d.l2Tokens(), "the first block arrived in time");
+        assertEquals(0, d.l1Tokens());
+        assertEquals(2 * BT + 1, d.recomputedTokens());
     }
 
     /**
