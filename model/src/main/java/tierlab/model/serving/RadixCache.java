@@ -247,7 +247,9 @@ final class RadixCache {
         }
         int evictableNodes = 0;
         int unlockedNodes = 0;
-        for (Node node : nodes.values()) {
+        // In creation order, so that the first broken rule reported is the same in every run.
+        List<Node> all = nodesByCreation();
+        for (Node node : all) {
             unlockedNodes += node.lockRef == 0 ? 1 : 0;
             if (node.parent != null) {
                 if (!node.parent.inTree || nodes.get(node.parent.key) != node.parent) {
@@ -261,7 +263,7 @@ final class RadixCache {
                         + " are held at or below it");
             }
         }
-        for (Node node : nodes.values()) {
+        for (Node node : all) {
             int children = childCount.getOrDefault(node, 0);
             if (node.children != children) {
                 throw new IllegalStateException("S3: page " + node.key + " counts " + node.children + " children but has "
