@@ -127,6 +127,7 @@ public final class HuntCommand implements Callable<Integer> {
         }
         profiles.add(Profile.vllmV1());
         profiles.add(Profile.sglang());
+        profiles.addAll(Profile.sglangStoreWritePolicies());
         profiles.addAll(Profile.writePolicies());
         return profiles;
     }

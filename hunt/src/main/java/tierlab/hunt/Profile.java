@@ -106,6 +106,20 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
                 r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "sglang", "write-through", "none");
     }
 
+    /**
+     * {@link #sglang()} over a store that writes L1 to L2 back on eviction (and after hits): HiCache's
+     * host→storage step follows {@code store.l2WritePolicy}, so the engine's GPU→host saves meet dirty L1
+     * units, write-backs and dropped blocks as well.
+     */
+    public static List<Profile> sglangStoreWritePolicies() {
+        return List.of(
+                new Profile("swarm-engine-sglang-store-write-back", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12), r(1, 6),
+                        r(1, 4), r(2, 4), r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "sglang", "write-back", "none"),
+                new Profile("swarm-engine-sglang-store-write-after-hits", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12),
+                        r(1, 6), r(1, 4), r(2, 4), r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "sglang", "write-after-hits:1",
+                        "none"));
+    }
+
     static int[] r(int from, int to) {
         return new int[] {from, to};
     }

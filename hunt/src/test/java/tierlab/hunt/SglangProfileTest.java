@@ -49,4 +49,20 @@ class SglangProfileTest {
         assertEquals(Set.of("write-through", "write-after-hits:2", "write-back"), writePolicies);
         assertEquals(Set.of("wait-complete", "best-effort", "timeout:0.003+0.001"), stops);
     }
+
+    /** sglang over stores that write L1 to L2 back on eviction or after hits: every check holds, and saves happen. */
+    @Test
+    void sglangOverTheStoresWritePoliciesKeepsEveryCheck() {
+        for (Profile profile : Profile.sglangStoreWritePolicies()) {
+            long[] finished = {0};
+            qt().withFixedSeed(7).withExamples(300).forAll(Generators.schedules(profile, Set.of())).checkAssert(schedule -> {
+                assertEquals(ServingEngines.SGLANG, schedule.config().engine());
+                EngineRunner runner = new EngineRunner(schedule, 0);
+                RunResult result = runner.run();
+                assertNull(result.violation(), () -> profile.name() + ": " + result.violation());
+                finished[0] += runner.scheduler.finishedCount();
+            });
+            assertTrue(finished[0] > 0, profile.name());
+        }
+    }
 }

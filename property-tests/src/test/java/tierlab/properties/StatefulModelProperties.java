@@ -49,6 +49,15 @@ class StatefulModelProperties {
     }
 
     @Test
+    void sglangEngineSchedulesKeepEveryCheckOverTheStoresWritePolicies() {
+        for (Profile profile : Profile.sglangStoreWritePolicies()) {
+            Optional<Finding> finding = HuntSupport.hunt(profile.name() + " (fix on)", profile, Set.of(),
+                    Integer.getInteger("tierlab.sglangSchedules", 1_000), (schedule, result) -> true);
+            assertTrue(finding.isEmpty(), () -> HuntSupport.describe(finding.orElseThrow()));
+        }
+    }
+
+    @Test
     void theSchedulesExerciseTheModel() {
         // A harness whose steps never applied, or whose loads never ran, would pass vacuously.
         long[] loads = {0};
