@@ -145,6 +145,11 @@ final class HiCacheWrites {
         saveJobs.remove(saveId);
     }
 
+    /** Whether a save's copy is still to be staged: its pages or held blocks come free when it is. */
+    boolean savesInFlight() {
+        return saveJobs.size() > 0;
+    }
+
     /** Adds the pages the saves lock, one entry per lock, to {@code lockHolders}. */
     void addLockHolders(List<RadixCache.Node> lockHolders) {
         for (SaveJobs jobs : saveJobs.valuesInTableOrder()) {

@@ -507,7 +507,7 @@ public final class SglangEngine implements ServingEngine {
      * A decoding request needs one more page: free or evicted, else running requests are retracted in
      * SGLang's order ({@code retract_decode}: fewest output tokens first, then the longest prompt; here
      * the newest on a tie) until one is free. False when the request itself was retracted or nothing can
-     * be (every page locked by saves in flight, which give them back when staged).
+     * be, or when the request would retract itself while saves in flight will give pages back.
      */
     private boolean growOrRetract(EngineRequest request, long nowNs) {
         while (!allocate(request.gpuBlocks, 1, request.spec.requestId(), nowNs)) {
@@ -519,6 +519,15 @@ public final class SglangEngine implements ServingEngine {
                 }
             }
             if (victim == null) {
+                return false;
+            }
+            if (victim == request && writes.savesInFlight()) {
+                // Pages come free when saves in flight are staged (blocks written back on eviction, pages
+                // locked by their copies). Retracting itself now would throw its prefill away for nothing,
+                // and two requests can then evict and retract each other forever (hunt finding F3, replay
+                // hunt/src/test/resources/replays/fixed/F3-sglang-retract-livelock.json): it skips this
+                // step's decode and grows once a copy has landed.
+                trace.record("grow-wait-staging", request.spec.requestId());
                 return false;
             }
             retract(victim, nowNs);

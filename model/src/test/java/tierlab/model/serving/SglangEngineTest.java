@@ -110,19 +110,28 @@ class SglangEngineTest {
         assertEquals(2 * BT, rig.outcome(5).gpuCachedTokens(), "the prefix C held is still cached");
     }
 
-    /** A prompt of exactly 3 pages, sent twice: the match stops at 2 pages so that the last token is computed. */
+    /**
+     * Three pages cached (a 49-token prompt), then prompts of 47, 48 and 49 tokens over the same keys: a
+     * match covers at most (prompt - 1) / 16 full pages, so the last token is always computed: 2, 2 and 3
+     * pages (32, 32 and 48 tokens), the 48-token prompt recomputing its whole last page.
+     */
     @Test
-    void theLastPromptTokenIsAlwaysComputed() {
+    void theMatchStopsOneTokenShortOfThePrompt() {
         Rig rig = rig(settings(16, false, 16), 64);
         EngineHarness h = rig.h();
         List<BlockKey> keys = BlockChains.named("whole", 3);
-        h.submit(1, 3 * BT, 1, keys);
+        h.submit(1, PROMPT, 1, keys);
         h.runToQuiescence(1_000);
-        h.submit(2, 3 * BT, 1, keys);
-        h.runToQuiescence(1_000);
-        assertEquals(2 * BT, rig.outcome(2).gpuCachedTokens());
-        assertEquals(BT, rig.outcome(2).recomputedTokens());
-        assertEquals(3 * BT + BT, rig.engine().computedPromptTokens());
+        long id = 2;
+        for (long promptTokens : new long[] {47, 48, 49}) {
+            h.submit(id, promptTokens, 1, keys);
+            h.runToQuiescence(1_000);
+            id++;
+        }
+        assertEquals(List.of(2 * BT, 2 * BT, 3 * BT), List.of((int) rig.outcome(2).gpuCachedTokens(),
+                (int) rig.outcome(3).gpuCachedTokens(), (int) rig.outcome(4).gpuCachedTokens()));
+        assertEquals(List.of(15L, 16L, 1L), List.of(rig.outcome(2).recomputedTokens(), rig.outcome(3).recomputedTokens(),
+                rig.outcome(4).recomputedTokens()));
     }
 
     /** Write-through saves A's 3 full pages when its prefill computes them, before anyone hits them. */
