@@ -19,6 +19,14 @@ public enum Check {
     G1,
     /** vllm-v1's GPU prefix cache: a cached block reused under another key, or the key map and the blocks disagree. */
     G2,
+    /** sglang's GPU pages: a block in two places, or blocks that do not add up. */
+    S1,
+    /** sglang's radix tree: a request uses a page under another key than its own. */
+    S2,
+    /** sglang's radix tree: lock counts that are not the requests' and saves' locks (a locked page evicted), or a broken tree. */
+    S3,
+    /** sglang's queues: a request's phase and the queue or list holding it disagree, or maxNumSeqs is exceeded. */
+    S4,
     /** The model and the reference model disagree on an observable result. */
     REFERENCE,
     /** The model threw where the schedule expected a value, or broke its own bookkeeping. */

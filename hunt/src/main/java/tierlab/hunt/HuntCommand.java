@@ -126,6 +126,8 @@ public final class HuntCommand implements Callable<Integer> {
             profiles.add(Profile.forRace(bug.raceId()));
         }
         profiles.add(Profile.vllmV1());
+        profiles.add(Profile.sglang());
+        profiles.addAll(Profile.sglangStoreWritePolicies());
         profiles.addAll(Profile.writePolicies());
         profiles.addAll(Profile.prefetchStops());
         return profiles;

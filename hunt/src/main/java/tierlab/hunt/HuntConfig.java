@@ -10,6 +10,7 @@ import tierlab.model.geometry.ModelShape;
 import tierlab.model.policy.BipPolicy;
 import tierlab.model.sched.PrefetchStop;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.sched.WaitingOrder;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.L2Admission;
 import tierlab.model.store.L2WritePolicy;
@@ -149,8 +150,22 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     }
 
     public SchedulerSettings schedulerSettings() {
-        return new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false).withEngine(engine)
+        SchedulerSettings settings = new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false).withEngine(engine)
                 .withPrefetchStop(PrefetchStop.parse(prefetchStop));
+        return ServingEngines.SGLANG.equals(engine) ? withSglangPolicies(settings) : settings;
+    }
+
+    /**
+     * sglang's GPU→store write policy and prefetch stop, each of its three kinds, picked from values the
+     * schedule already drew (not drawn themselves: a draw would re-draw every pinned seed after it).
+     */
+    private SchedulerSettings withSglangPolicies(SchedulerSettings settings) {
+        L2WritePolicy[] writes = {L2WritePolicy.WRITE_THROUGH, L2WritePolicy.writeAfterHits(2), L2WritePolicy.WRITE_BACK};
+        // The hunt's clock moves 1 µs per completion: a 3 µs timeout stops some prefetches, not all.
+        PrefetchStop[] stops = {PrefetchStop.WAIT_COMPLETE, PrefetchStop.BEST_EFFORT, PrefetchStop.timeout(3_000, 1_000)};
+        return settings.withHostWritePolicy(writes[Math.floorMod(chainCount + l1Blocks, writes.length)])
+                .withPrefetchStop(stops[Math.floorMod(l2Slots + (int) gpuKvBlocks, stops.length)])
+                .withWaitingOrder(Math.floorMod(readers, 2) == 0 ? WaitingOrder.LPM : WaitingOrder.FCFS);
     }
 
     public HuntConfig withKnownBugs(Set<KnownBug> bugs) {

@@ -121,6 +121,35 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
                 r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "vllm-v1", "write-through", "none");
     }
 
+    /**
+     * The {@code sglang} engine under GPU-page pressure over chains sharing prefixes, the swarm engine mix:
+     * requests match each other's pages in the radix tree, lock them, evict unlocked leaves, are retracted,
+     * and save pages by each GPU→store write policy, with each prefetch stop policy (picked per schedule,
+     * {@link HuntConfig#schedulerSettings()}). Checked after every step besides the store invariants and the
+     * payload ledger: S1 (every GPU block in exactly one place), S2 (a page is used only under its own key),
+     * S3 (lock counts are exactly the requests' and saves' locks, so a locked page is never evicted; the
+     * tree's structure and evictable set) and S4 (phases and queues). A save or load touching a page the
+     * tree gave to another key shows in the ledger as wrong bytes.
+     */
+    public static Profile sglang() {
+        return new Profile("swarm-engine-sglang", HuntConfig.Level.ENGINE, r(1, 2), r(2, 10), r(2, 16), r(1, 6), r(1, 4), r(2, 4),
+                r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "sglang", "write-through", "none");
+    }
+
+    /**
+     * {@link #sglang()} over a store that writes L1 to L2 back on eviction (and after hits): HiCache's
+     * host→storage step follows {@code store.l2WritePolicy}, so the engine's GPU→host saves meet dirty L1
+     * units, write-backs and dropped blocks as well.
+     */
+    public static List<Profile> sglangStoreWritePolicies() {
+        return List.of(
+                new Profile("swarm-engine-sglang-store-write-back", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12), r(1, 6),
+                        r(1, 4), r(2, 4), r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "sglang", "write-back", "none"),
+                new Profile("swarm-engine-sglang-store-write-after-hits", HuntConfig.Level.ENGINE, r(1, 2), r(1, 6), r(2, 12),
+                        r(1, 6), r(1, 4), r(2, 4), r(0, 3), ENGINE_MIX, true, 20, 4, 70, false, "sglang", "write-after-hits:1",
+                        "none"));
+    }
+
     static int[] r(int from, int to) {
         return new int[] {from, to};
     }

@@ -60,9 +60,10 @@ class ReplayFileTest {
         assertTrue(saved.reproduces());
     }
 
-    /** F1 and F2 were open findings of the fixed model; their shrunk schedules must now hold every check. */
+    /** F1, F2 and F3 were open findings of the fixed model; their shrunk schedules must now hold every check. */
     @ParameterizedTest
-    @ValueSource(strings = {"replays/fixed/F1-outdated-promotion-published.json", "replays/fixed/F2-preemption-livelock.json"})
+    @ValueSource(strings = {"replays/fixed/F1-outdated-promotion-published.json", "replays/fixed/F2-preemption-livelock.json",
+            "replays/fixed/F3-sglang-retract-livelock.json"})
     void aFixedFindingsReplayNowPasses(String name) throws IOException {
         ReplayFile saved = resource(name);
         assertTrue(saved.schedule().config().knownBugs().isEmpty(), "a finding of the fixed model, no switch on");
@@ -72,9 +73,10 @@ class ReplayFileTest {
         assertEquals(first, saved.replay(), "deterministic: the same outcome and decision trace hash");
     }
 
-    /** With no open finding, a fixed-model violation shaped exactly like F1 or F2 fails a property again. */
+    /** With no open finding, a fixed-model violation shaped exactly like F1, F2 or F3 fails a property again. */
     @ParameterizedTest
-    @ValueSource(strings = {"replays/fixed/F1-outdated-promotion-published.json", "replays/fixed/F2-preemption-livelock.json"})
+    @ValueSource(strings = {"replays/fixed/F1-outdated-promotion-published.json", "replays/fixed/F2-preemption-livelock.json",
+            "replays/fixed/F3-sglang-retract-livelock.json"})
     void aViolationLikeAFixedFindingIsCountedAgain(String name) throws IOException {
         ReplayFile saved = resource(name);
         // The result the replay gave while the finding was open: its recorded check, with what its matcher looked at.

@@ -49,7 +49,7 @@ class VllmV1ProfileTest {
                         config.promotionsAsHeadroom(), config.headroomFraction(), config.stagingSlots(),
                         config.contiguousStaging(), config.batchL2Reads(), config.ringCount(), config.chainCount(),
                         config.chainBlocks(), config.sharedPrefixBlocks(), config.readers(), config.prefetchMaxRequests(),
-                        config.maxNumSeqs(), config.gpuKvBlocks(), Set.of(), "sglang", null, null));
-        assertEquals("engine: unknown serving engine 'sglang' (known: vllm, serial, vllm-v1)", refused.getMessage());
+                        config.maxNumSeqs(), config.gpuKvBlocks(), Set.of(), "trtllm", null, null));
+        assertEquals("engine: unknown serving engine 'trtllm' (known: vllm, serial, vllm-v1, sglang)", refused.getMessage());
     }
 }

@@ -42,6 +42,22 @@ class StatefulModelProperties {
     }
 
     @Test
+    void sglangEngineSchedulesKeepEveryCheckWithTheRadixCache() {
+        Optional<Finding> finding = HuntSupport.hunt("swarm-engine-sglang (fix on)", Profile.sglang(), Set.of(),
+                Integer.getInteger("tierlab.sglangSchedules", 1_000), (schedule, result) -> true);
+        assertTrue(finding.isEmpty(), () -> HuntSupport.describe(finding.orElseThrow()));
+    }
+
+    @Test
+    void sglangEngineSchedulesKeepEveryCheckOverTheStoresWritePolicies() {
+        for (Profile profile : Profile.sglangStoreWritePolicies()) {
+            Optional<Finding> finding = HuntSupport.hunt(profile.name() + " (fix on)", profile, Set.of(),
+                    Integer.getInteger("tierlab.sglangSchedules", 1_000), (schedule, result) -> true);
+            assertTrue(finding.isEmpty(), () -> HuntSupport.describe(finding.orElseThrow()));
+        }
+    }
+
+    @Test
     void theSchedulesExerciseTheModel() {
         // A harness whose steps never applied, or whose loads never ran, would pass vacuously.
         long[] loads = {0};

@@ -23,7 +23,7 @@ final class ChartChecks {
     static void checkCharts(ExperimentLoader.Experiment experiment) {
         List<ChartSection> charts = experiment.spec().charts() == null ? List.of() : experiment.spec().charts();
         Set<String> files = new LinkedHashSet<>();
-        Set<String> parameters = experiment.points().isEmpty() ? Set.of() : experiment.points().getFirst().config().parameters().keySet();
+        Set<String> parameters = parameterNames(experiment);
         for (int i = 0; i < charts.size(); i++) {
             ChartSection chart = charts.get(i);
             String at = experiment.file() + ": charts[" + i + "]";
@@ -75,7 +75,7 @@ final class ChartChecks {
         if (experiment.spec().reference() == null || experiment.spec().reference().rows() == null) {
             return;
         }
-        Set<String> parameters = experiment.points().isEmpty() ? Set.of() : experiment.points().getFirst().config().parameters().keySet();
+        Set<String> parameters = parameterNames(experiment);
         List<ReferenceRow> rows = experiment.spec().reference().rows();
         for (int i = 0; i < rows.size(); i++) {
             ReferenceRow row = rows.get(i);
@@ -92,6 +92,16 @@ final class ChartChecks {
                 }
             }
         }
+    }
+
+    /**
+     * The parameters of every point, as results.csv's columns are: an engine's own columns (vllm-v1's
+     * prefixCaching, sglang's hostWritePolicy) exist only in its points, not necessarily the first one.
+     */
+    private static Set<String> parameterNames(ExperimentLoader.Experiment experiment) {
+        Set<String> parameters = new LinkedHashSet<>();
+        experiment.points().forEach(point -> parameters.addAll(point.config().parameters().keySet()));
+        return parameters;
     }
 
     static void requireParameter(String at, String name, Set<String> parameters) {

@@ -138,10 +138,14 @@ public record ExperimentFile(String name, String description, String label, Stri
      * @param prefetchStop  when a prefetch stops being waited for: {@code wait-complete} [default], {@code best-effort}
      *                      or {@code timeout:BASE_MS+PER_1K_MS} ({@code tierlab.model.sched.PrefetchStop})
      * @param loadLayerGroups a load is copied in this many layer groups, overlapping compute [1]
+     * @param hostWritePolicy when GPU pages are saved to the store, for {@code sglang}: {@code write-through} [default],
+     *                        {@code write-after-hits:N} or {@code write-back}; other engines ignore it
+     * @param waitingOrder    the waiting queue's order, for {@code sglang}: {@code lpm} [default] or {@code fcfs}
      */
     public record SchedulerSection(Integer concurrency, Long maxBatchedTokens, Long gpuKvBlocks,
                                    Integer prefetchMaxRequests, Boolean allL1Bypass, String engine, Boolean prefixCaching,
-                                   String prefetchStop, Integer loadLayerGroups) {}
+                                   String prefetchStop, Integer loadLayerGroups, String hostWritePolicy,
+                                   String waitingOrder) {}
 
     /**
      * One chart. {@code type}: {@code line} (x numeric), {@code bar} (x categorical), {@code heatmap}

@@ -9,7 +9,9 @@ import tierlab.experiments.CommandException;
 import tierlab.experiments.run.ExperimentFile.SchedulerSection;
 import tierlab.model.sched.PrefetchStop;
 import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.sched.WaitingOrder;
 import tierlab.model.serving.ServingEngines;
+import tierlab.model.store.L2WritePolicy;
 
 /**
  * The {@code scheduler} section: the serving engine by its {@link ServingEngines} name and the step
@@ -17,7 +19,7 @@ import tierlab.model.serving.ServingEngines;
  */
 final class SchedulerSections {
 
-    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null, null, null, null);
+    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null, null, null, null, null, null);
 
     private SchedulerSections() {
     }
@@ -61,7 +63,9 @@ final class SchedulerSections {
                 or(scheduler.gpuKvBlocks(), defaultGpuKvBlocks), or(scheduler.prefetchMaxRequests(), 2),
                 or(scheduler.allL1Bypass(), true)).withEngine(engine).withPrefixCaching(or(scheduler.prefixCaching(), true))
                 .withPrefetchStop(scheduler.prefetchStop() == null ? PrefetchStop.WAIT_COMPLETE : PrefetchStop.parse(scheduler.prefetchStop()))
-                .withLoadLayerGroups(or(scheduler.loadLayerGroups(), 1)));
+                .withLoadLayerGroups(or(scheduler.loadLayerGroups(), 1))
+                .withHostWritePolicy(hostWritePolicy(scheduler.hostWritePolicy()))
+                .withWaitingOrder(scheduler.waitingOrder() == null ? WaitingOrder.LPM : WaitingOrder.parse(scheduler.waitingOrder())));
         if (noOffload) {
             settings = settings.withoutOffload();
         }
@@ -77,7 +81,25 @@ final class SchedulerSections {
         if (ServingEngines.VLLM_V1.equals(engine)) {
             parameters.put("scheduler.prefixCaching", settings.prefixCaching());
         }
+        // Likewise only sglang has a GPU→store write policy and a waiting-queue order.
+        if (ServingEngines.SGLANG.equals(engine)) {
+            parameters.put("scheduler.hostWritePolicy", settings.hostWritePolicy().label());
+            parameters.put("scheduler.waitingOrder", settings.waitingOrder().settingName());
+        }
         return settings;
+    }
+
+    /** Reads the GPU→store write policy in {@link L2WritePolicy}'s forms, with a message naming this setting. */
+    private static L2WritePolicy hostWritePolicy(String text) {
+        if (text == null) {
+            return L2WritePolicy.WRITE_THROUGH;
+        }
+        try {
+            return L2WritePolicy.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("scheduler.hostWritePolicy: '" + text
+                    + "' is not one of write-through, write-back, write-after-hits:N (N a whole number of hits)");
+        }
     }
 
     private static String unknownEngine(String engine) {

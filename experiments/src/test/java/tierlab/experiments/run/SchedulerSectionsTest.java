@@ -72,18 +72,18 @@ class SchedulerSectionsTest {
     @Test
     void anUnknownEngineIsOneLineWithTheFileTheLineAndTheKnownNames() throws IOException {
         Path out = folder.resolve("out/bad");
-        CommandRun run = run("bad.yaml", FILE + "  engine: sglang\n", out);
+        CommandRun run = run("bad.yaml", FILE + "  engine: trtllm\n", out);
         assertEquals(1, run.exitCode(), run.err());
         String err = run.err().strip();
         assertEquals(1, err.lines().count(), err);
-        assertTrue(err.contains("bad.yaml: line 11: scheduler.engine: unknown serving engine 'sglang' (known: vllm, serial, vllm-v1)"), err);
+        assertTrue(err.contains("bad.yaml: line 11: scheduler.engine: unknown serving engine 'trtllm' (known: vllm, serial, vllm-v1, sglang)"), err);
         assertFalse(err.contains("Exception"), err);
         assertFalse(Files.exists(out), "nothing is written for a bad file");
 
-        CommandRun swept = run("swept-bad.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, sglang]\n", out);
+        CommandRun swept = run("swept-bad.yaml", FILE + "sweep:\n  scheduler.engine: [vllm, trtllm]\n", out);
         assertEquals(1, swept.exitCode(), swept.err());
-        assertTrue(swept.err().contains("swept-bad.yaml: sweep point {scheduler.engine=sglang}: scheduler.engine: unknown"
-                + " serving engine 'sglang' (known: vllm, serial, vllm-v1)"), swept.err());
+        assertTrue(swept.err().contains("swept-bad.yaml: sweep point {scheduler.engine=trtllm}: scheduler.engine: unknown"
+                + " serving engine 'trtllm' (known: vllm, serial, vllm-v1, sglang)"), swept.err());
     }
 
     /**
@@ -150,5 +150,46 @@ class SchedulerSectionsTest {
         assertEquals(1, err.lines().count(), err);
         assertTrue(err.contains("badstop.yaml") && err.contains("prefetchStop: 'soon' is not wait-complete"), err);
         assertFalse(err.contains("Exception"), err);
+    }
+
+    /**
+     * sglang runs from a file with its two fields as columns (and only for it); its warm pass is served by
+     * its radix cache, the four sources adding up to each prompt; a bad write policy is one line naming it.
+     */
+    @Test
+    void sglangHasItsWritePolicyAndWaitingOrderAsColumnsAndItsWarmPassHitsTheGpu() throws IOException {
+        Path out = folder.resolve("out/sglang");
+        CommandRun run = run("sglang.yaml", FILE + "  hostWritePolicy: write-after-hits:2\n  waitingOrder: fcfs\n"
+                + "sweep:\n  scheduler.engine: [vllm, sglang]\n"
+                // A chart may name a column only sglang's points have, though the first point is vllm's.
+                + "charts:\n  - {type: bar, file: sglang-gpu, x: scheduler.engine, y: warm.gpuCachedTokens,"
+                + " where: {scheduler.hostWritePolicy: \"write-after-hits:2\"}}\n", out);
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(Files.exists(out.resolve("sglang-gpu.png")));
+        Table results = Table.read().csv(out.resolve("results.csv").toFile());
+        assertEquals(2, results.rowCount());
+        assertEquals("sglang", results.stringColumn("scheduler.engine").get(1));
+        assertEquals("write-after-hits:2", results.stringColumn("scheduler.hostWritePolicy").get(1));
+        assertEquals("fcfs", results.stringColumn("scheduler.waitingOrder").get(1));
+        assertEquals("", results.column("scheduler.waitingOrder").getString(0), "vllm has no waiting order");
+        // 8 prompts of 1,000 tokens in 16-token pages: 62 full pages each match, the last token's page is computed.
+        assertEquals(8 * 62 * 16, results.numberColumn("warm.gpuCachedTokens").getDouble(1));
+        assertEquals(8, results.numberColumn("warm.requests").getDouble(1));
+        Table requests = Table.read().csv(out.resolve("requests.csv").toFile());
+        for (int row = 0; row < requests.rowCount(); row++) {
+            double sum = requests.numberColumn("gpuCachedTokens").getDouble(row) + requests.numberColumn("l1Tokens").getDouble(row)
+                    + requests.numberColumn("l2Tokens").getDouble(row) + requests.numberColumn("recomputedTokens").getDouble(row);
+            assertEquals(1000, sum, "row " + row + " of requests.csv");
+        }
+
+        CommandRun bad = run("badwrite.yaml", FILE + "  engine: sglang\n  hostWritePolicy: sometimes\n", folder.resolve("out/badwrite"));
+        assertEquals(1, bad.exitCode(), bad.err());
+        String err = bad.err().strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.contains("badwrite.yaml") && err.contains("scheduler.hostWritePolicy: 'sometimes' is not one of"), err);
+        assertFalse(err.contains("Exception"), err);
+        CommandRun badOrder = run("badorder.yaml", FILE + "  waitingOrder: random\n", folder.resolve("out/badorder"));
+        assertEquals(1, badOrder.exitCode(), badOrder.err());
+        assertTrue(badOrder.err().contains("scheduler.waitingOrder: 'random' is not lpm or fcfs"), badOrder.err());
     }
 }

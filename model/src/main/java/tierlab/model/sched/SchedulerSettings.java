@@ -1,6 +1,7 @@
 package tierlab.model.sched;
 
 import tierlab.model.Settings;
+import tierlab.model.store.L2WritePolicy;
 
 /**
  * Knobs of the vLLM-like engine step loop.
@@ -22,13 +23,27 @@ import tierlab.model.Settings;
  *                             [wait-complete: always waited for]
  * @param loadLayerGroups      a load is copied to the GPU in this many layer groups, so compute of group i
  *                             overlaps the copy of group i+1 [1: the whole block at once]
+ * @param hostWritePolicy      when the GPU's KV is saved to the store (SGLang HiCache's GPU→host write policy:
+ *                             {@code write-through} [default] as soon as computed, {@code write-after-hits:N} after
+ *                             N GPU prefix hits, {@code write-back} when evicted from the GPU); only {@code sglang}
+ *                             reads it
+ * @param waitingOrder         the waiting queue's order, {@code lpm} [default] or {@code fcfs}; only {@code sglang}
+ *                             reads it
  */
 public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
                                 boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching,
-                                PrefetchStop prefetchStop, int loadLayerGroups) {
+                                PrefetchStop prefetchStop, int loadLayerGroups, L2WritePolicy hostWritePolicy,
+                                WaitingOrder waitingOrder) {
 
     /** The most layer groups a load may be split into: more than a model's layers would split nothing further. */
     public static final int MAX_LOAD_LAYER_GROUPS = 1024;
+
+    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
+                             boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching,
+                             PrefetchStop prefetchStop, int loadLayerGroups) {
+        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching,
+                prefetchStop, loadLayerGroups, L2WritePolicy.WRITE_THROUGH, WaitingOrder.LPM);
+    }
 
     public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
                              boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching) {
@@ -78,6 +93,12 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
             throw new IllegalArgumentException("loadLayerGroups must be within [1, " + MAX_LOAD_LAYER_GROUPS + "], was "
                     + loadLayerGroups);
         }
+        if (hostWritePolicy == null) {
+            throw new IllegalArgumentException("hostWritePolicy must be set");
+        }
+        if (waitingOrder == null) {
+            throw new IllegalArgumentException("waitingOrder must be set");
+        }
     }
 
     /** vLLM-like defaults: 256 sequences, 8192 tokens per step, prefetch bound 2 with the L1 bypass. */
@@ -86,40 +107,52 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
     }
 
     public SchedulerSettings withConcurrency(int newMaxNumSeqs) {
-        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups);
+        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
     }
 
     public SchedulerSettings withPrefetch(int newPrefetchMaxRequests, boolean newAllL1Bypass) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
     }
 
     /** The no-offload baseline: the engine alone, recomputing every prompt. */
     public SchedulerSettings withoutOffload() {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine, prefixCaching, prefetchStop, loadLayerGroups);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
     }
 
     /** The same knobs run by another serving engine (a registry name). */
     public SchedulerSettings withEngine(String newEngine) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, newEngine, prefixCaching, prefetchStop,
-                loadLayerGroups);
+                loadLayerGroups, hostWritePolicy, waitingOrder);
     }
 
     /** The same knobs with automatic prefix caching of GPU blocks on or off. */
     public SchedulerSettings withPrefixCaching(boolean newPrefixCaching) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                newPrefixCaching, prefetchStop, loadLayerGroups);
+                newPrefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
     }
 
     /** The same knobs with another prefetch stop policy. */
     public SchedulerSettings withPrefetchStop(PrefetchStop newPrefetchStop) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, newPrefetchStop, loadLayerGroups);
+                prefixCaching, newPrefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
     }
 
     /** The same knobs with loads copied in {@code newLoadLayerGroups} layer groups (1: whole blocks). */
     public SchedulerSettings withLoadLayerGroups(int newLoadLayerGroups) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, prefetchStop, newLoadLayerGroups);
+                prefixCaching, prefetchStop, newLoadLayerGroups, hostWritePolicy, waitingOrder);
+    }
+
+    /** The same knobs with another GPU→store write policy (engine {@code sglang}). */
+    public SchedulerSettings withHostWritePolicy(L2WritePolicy newHostWritePolicy) {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
+                prefixCaching, prefetchStop, loadLayerGroups, newHostWritePolicy, waitingOrder);
+    }
+
+    /** The same knobs with another waiting-queue order (engine {@code sglang}). */
+    public SchedulerSettings withWaitingOrder(WaitingOrder newWaitingOrder) {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
+                prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, newWaitingOrder);
     }
 
     public boolean prefetchEnabled() {

@@ -3,7 +3,6 @@ package tierlab.model.serving;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.TreeMap;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.sched.RequestOutcome;
@@ -13,7 +12,6 @@ import tierlab.model.store.LookupResult;
 import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
-import tierlab.model.util.LongMap;
 
 /**
  * The simplest real serving engine over the tiered store: one request at a time, first come first
@@ -33,10 +31,8 @@ public final class SerialEngine implements ServingEngine {
     private final DecisionTrace trace;
     private final int blockTokens;
     private final GpuBlockPool gpuBlocks;
-    private final TreeMap<Long, EngineRequest> requestsById = new TreeMap<>();
-    private final LongMap<EngineRequest> requestIndex = new LongMap<>();
+    private final EngineRequests requests = new EngineRequests();
     private final ArrayDeque<EngineRequest> waiting = new ArrayDeque<>();
-    private final List<RequestOutcome> finished = new ArrayList<>();
     private final List<IoOp> ownOps = new ArrayList<>();
     /** The one request being served (null: none). */
     private EngineRequest current;
@@ -61,19 +57,7 @@ public final class SerialEngine implements ServingEngine {
 
     @Override
     public void submit(RequestSpec spec, long nowNs) {
-        if (requestsById.containsKey(spec.requestId())) {
-            throw new IllegalArgumentException("request " + spec.requestId() + " submitted twice");
-        }
-        EngineRequest.checkChainCoversPrompt(spec, blockTokens);
-        long blocksNeeded = Math.ceilDiv(spec.promptTokens() + spec.outputTokens(), blockTokens);
-        if (blocksNeeded > settings.gpuKvBlocks()) {
-            throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded
-                    + " GPU blocks but gpuKvBlocks is " + settings.gpuKvBlocks());
-        }
-        EngineRequest request = new EngineRequest(spec);
-        requestsById.put(spec.requestId(), request);
-        requestIndex.put(spec.requestId(), request);
-        waiting.addLast(request);
+        waiting.addLast(requests.add(spec, blockTokens, settings.gpuKvBlocks()));
         trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
     }
 
@@ -98,14 +82,7 @@ public final class SerialEngine implements ServingEngine {
 
     @Override
     public List<IoOp> drainOps() {
-        List<IoOp> storeOps = store.drainOps();
-        if (ownOps.isEmpty()) {
-            return storeOps;
-        }
-        List<IoOp> ops = new ArrayList<>(storeOps);
-        ops.addAll(ownOps);
-        ownOps.clear();
-        return ops;
+        return EngineRequests.drain(store.drainOps(), ownOps);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -157,7 +134,7 @@ public final class SerialEngine implements ServingEngine {
         List<StoreEvent> events = store.drainEvents();
         for (int i = 0; i < events.size(); i++) {
             StoreEvent event = events.get(i);
-            EngineRequest request = requestIndex.get(event.requestId());
+            EngineRequest request = requests.get(event.requestId());
             if (request == null || request != current) {
                 continue;
             }
@@ -244,7 +221,7 @@ public final class SerialEngine implements ServingEngine {
         gpuBlocks.release(request.gpuBlocks);
         request.gpuBlocks.clear();
         // A serial request is never deferred, preempted or prefetched: those fields stay 0 and false.
-        finished.add(request.outcome(nowNs));
+        requests.finish(request.outcome(nowNs));
         trace.record("finish", request.spec.requestId(), nowNs);
         current = null;
         stage = Stage.NONE;
@@ -262,8 +239,11 @@ public final class SerialEngine implements ServingEngine {
 
     @Override public SchedulerSettings settings() { return settings; }
     @Override public TieredStore store() { return store; }
-    @Override public List<RequestOutcome> finished() { return List.copyOf(finished); }
-    @Override public int finishedCount() { return finished.size(); }
+    @Override public List<RequestOutcome> finished() { return requests.finished(); }
+    @Override public int finishedCount() { return requests.finishedCount(); }
+    @Override public List<RequestSpec> unfinished() { return requests.unfinished(); }
+    @Override public List<Long> finishedIds() { return requests.finishedIds(); }
+    @Override public boolean allFinished() { return requests.allFinished(); }
     @Override public int runningCount() { return current == null ? 0 : 1; }
     @Override public int waitingCount() { return waiting.size(); }
     @Override public int activePrefetches() { return 0; }
@@ -273,32 +253,11 @@ public final class SerialEngine implements ServingEngine {
     @Override public long preemptions() { return 0; }
     @Override public long computedPromptTokens() { return computedPromptTokens; }
 
-    @Override
-    public List<RequestSpec> unfinished() {
-        List<RequestSpec> specs = new ArrayList<>();
-        for (EngineRequest request : requestsById.values()) {
-            if (request.phase != EngineRequest.Phase.FINISHED) {
-                specs.add(request.spec);
-            }
-        }
-        return specs;
-    }
-
-    @Override
-    public List<Long> finishedIds() {
-        return finished.stream().map(RequestOutcome::requestId).toList();
-    }
-
-    @Override
-    public boolean allFinished() {
-        return finished.size() == requestsById.size();
-    }
-
     /** One request at most is served, only it holds GPU blocks, and every queued request waits; then the store's. */
     @Override
     public void checkInvariants() {
         long held = 0;
-        for (EngineRequest request : requestsById.values()) {
+        for (EngineRequest request : requests.inIdOrder()) {
             held += request.gpuBlocks.size();
             if (request.phase == EngineRequest.Phase.RUNNING && request != current) {
                 throw new IllegalStateException("serial: request " + request.spec.requestId() + " runs beside "

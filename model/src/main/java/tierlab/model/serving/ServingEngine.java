@@ -82,6 +82,14 @@ public interface ServingEngine {
         return 0;
     }
 
+    /**
+     * Cumulative: prompt tokens of store hits recomputed because a prefetch stopped being waited for
+     * ({@link SchedulerSettings#prefetchStop()}); 0 for an engine that always waits.
+     */
+    default long prefetchTimeoutTokens() {
+        return 0;
+    }
+
     /** The engine's own invariants, then the store's; throws IllegalStateException naming the broken rule. */
     void checkInvariants();
 }

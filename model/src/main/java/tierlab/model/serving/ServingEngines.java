@@ -32,6 +32,12 @@ public final class ServingEngines {
      * default of experiment files ({@link SchedulerSettings#DEFAULT_ENGINE}).
      */
     public static final String VLLM_V1 = SchedulerSettings.DEFAULT_ENGINE;
+    /**
+     * SGLang's scheduler with its radix cache and HiCache: GPU pages in a radix tree (locks, LRU leaf
+     * eviction), the store as host and storage tiers with SGLang's write and prefetch-stop policies,
+     * longest-prefix-match ordering ({@link SglangEngine}).
+     */
+    public static final String SGLANG = "sglang";
 
     /** Every engine by name, in registration order; an unknown name is one line listing the known ones. */
     public static final Registry<Kind> REGISTRY = register(
@@ -39,7 +45,9 @@ public final class ServingEngines {
                     EngineScheduler::new),
             new Kind(SERIAL, "one request at a time, first come first served, no prefetch window", SerialEngine::new),
             new Kind(VLLM_V1, "vLLM V1: the vllm step loop over a GPU prefix cache (ref-counted hashed blocks, LRU free"
-                    + " queue, tail-first freeing); the store is its KV connector", ServingEngines::vllmV1));
+                    + " queue, tail-first freeing); the store is its KV connector", ServingEngines::vllmV1),
+            new Kind(SGLANG, "SGLang: radix-tree GPU cache (lock refs, LRU leaf eviction), HiCache host (L1) and storage (L2)"
+                    + " tiers with write and prefetch-stop policies, longest-prefix-match scheduling", SglangEngine::new));
 
     private ServingEngines() {}
 

@@ -27,8 +27,8 @@ class ServingEnginesTest {
 
     @Test
     void anUnknownEngineIsOneLineNamingTheKnownOnes() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServingEngines.kind("sglang"));
-        assertEquals("scheduler.engine: unknown serving engine 'sglang' (known: vllm, serial, vllm-v1)", e.getMessage());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServingEngines.kind("trtllm"));
+        assertEquals("scheduler.engine: unknown serving engine 'trtllm' (known: vllm, serial, vllm-v1, sglang)", e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> SchedulerSettings.defaults(64).withEngine(" "));
     }
 

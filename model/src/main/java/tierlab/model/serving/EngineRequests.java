@@ -1,0 +1,131 @@
+package tierlab.model.serving;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import tierlab.model.io.IoOp;
+import tierlab.model.sched.RequestOutcome;
+import tierlab.model.sched.RequestSpec;
+import tierlab.model.util.LongMap;
+
+/**
+ * The requests a serving engine was given ({@link SerialEngine}, {@link SglangEngine}): by id in id order
+ * (iterated for crash recovery and invariants), by id for look-ups (never iterated, so its hash order
+ * decides nothing), and the finished ones in finishing order; plus the step pieces those engines share.
+ */
+final class EngineRequests {
+    private final TreeMap<Long, EngineRequest> byId = new TreeMap<>();
+    private final LongMap<EngineRequest> index = new LongMap<>();
+    private final List<RequestOutcome> finished = new ArrayList<>();
+
+    /**
+     * Records a new request, refusing a repeated id, a chain shorter than the prompt's full blocks and a
+     * request whose prompt and output need more GPU blocks than there are.
+     */
+    EngineRequest add(RequestSpec spec, int blockTokens, long gpuKvBlocks) {
+        if (byId.containsKey(spec.requestId())) {
+            throw new IllegalArgumentException("request " + spec.requestId() + " submitted twice");
+        }
+        EngineRequest.checkChainCoversPrompt(spec, blockTokens);
+        long blocksNeeded = Math.ceilDiv(spec.promptTokens() + spec.outputTokens(), blockTokens);
+        if (blocksNeeded > gpuKvBlocks) {
+            throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded
+                    + " GPU blocks but gpuKvBlocks is " + gpuKvBlocks);
+        }
+        EngineRequest request = new EngineRequest(spec);
+        byId.put(spec.requestId(), request);
+        index.put(spec.requestId(), request);
+        return request;
+    }
+
+    /** The request of {@code requestId}, or null. */
+    EngineRequest get(long requestId) {
+        return index.get(requestId);
+    }
+
+    Collection<EngineRequest> inIdOrder() {
+        return byId.values();
+    }
+
+    void finish(RequestOutcome outcome) {
+        finished.add(outcome);
+    }
+
+    List<RequestOutcome> finished() {
+        return List.copyOf(finished);
+    }
+
+    int finishedCount() {
+        return finished.size();
+    }
+
+    List<Long> finishedIds() {
+        return finished.stream().map(RequestOutcome::requestId).toList();
+    }
+
+    boolean allFinished() {
+        return finished.size() == byId.size();
+    }
+
+    /** Requests submitted but not finished, in id order: what a restarted engine must serve again. */
+    List<RequestSpec> unfinished() {
+        List<RequestSpec> specs = new ArrayList<>();
+        for (EngineRequest request : byId.values()) {
+            if (request.phase != EngineRequest.Phase.FINISHED) {
+                specs.add(request.spec);
+            }
+        }
+        return specs;
+    }
+
+    /** The store's operations, then the engine's own (which are taken: {@code ownOps} is left empty). */
+    static List<IoOp> drain(List<IoOp> storeOps, List<IoOp> ownOps) {
+        if (ownOps.isEmpty()) {
+            // Asked after every event: the store's list serves as it is.
+            return storeOps;
+        }
+        List<IoOp> ops = new ArrayList<>(storeOps.size() + ownOps.size());
+        ops.addAll(storeOps);
+        ops.addAll(ownOps);
+        ownOps.clear();
+        return ops;
+    }
+
+    /**
+     * One engine step's items under a token budget: first one decode token for every running request past
+     * its prefill (a request whose KV fills its blocks gets one more from {@code grow}, or skips this step
+     * when it says no), then prefill chunks in running order for the requests not waiting for a load.
+     */
+    static List<IoOp.ComputeItem> stepItems(List<EngineRequest> running, long maxBatchedTokens, int blockTokens,
+                                            Predicate<EngineRequest> grow) {
+        List<IoOp.ComputeItem> items = new ArrayList<>(running.size());
+        long budget = maxBatchedTokens;
+        for (EngineRequest request : new ArrayList<>(running)) {
+            if (request.computedTokens < request.spec.promptTokens() || request.phase != EngineRequest.Phase.RUNNING
+                    || request.outputDone >= request.spec.outputTokens() || budget == 0) {
+                continue;
+            }
+            long kvTokens = request.spec.promptTokens() + request.outputDone;
+            if (kvTokens + 1 > (long) request.gpuBlocks.size() * blockTokens && !grow.test(request)) {
+                continue;
+            }
+            items.add(new IoOp.ComputeItem(request.spec.requestId(), 1, kvTokens, List.of()));
+            budget--;
+        }
+        for (EngineRequest request : running) {
+            if (budget == 0) {
+                break;
+            }
+            if (request.phase != EngineRequest.Phase.RUNNING || request.needsLoad
+                    || request.computedTokens >= request.spec.promptTokens()) {
+                continue;
+            }
+            long chunk = Math.min(budget, request.spec.promptTokens() - request.computedTokens);
+            items.add(request.prefillItem(chunk, blockTokens));
+            budget -= chunk;
+        }
+        return items;
+    }
+}
