@@ -33,18 +33,24 @@ final class ReportText {
             md.append("## ").append(result.name()).append("\n\n");
             for (Observation live : result.live()) {
                 md.append("- live run ").append(live.repeat() + 1).append(": ").append(fmt(live.wallNs() / 1e9)).append(" s, ")
-                        .append(live.backend()).append(", payload checks ").append(String.format(Locale.ROOT, "%,d", live.realMatches()))
-                        .append(" matched, ").append(live.realMismatches()).append(" mismatched")
+                        .append(live.backend()).append("; GPU copies ").append(live.gpuCopies()).append("; payload checks ")
+                        .append(String.format(Locale.ROOT, "%,d", live.realMatches())).append(" matched, ").append(live.realMismatches())
+                        .append(" mismatched; ").append(String.format(Locale.ROOT, "%,d", live.loadedLanes())).append(" lanes loaded")
                         .append(live.failure() == null ? "" : ", **failed: " + live.failure() + "**").append('\n');
             }
             md.append("- simulation: ").append(String.format(Locale.ROOT, "%.2f", result.sim().wallNs() / 1e9)).append(" s of wall time")
                     .append(result.sim().failure() == null ? "" : ", **failed: " + result.sim().failure() + "**").append('\n');
-            md.append("- not in the model (live-mode emulation): the model thread fills every computed block with its payload,"
-                    + " measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB())).append(" ns/MiB:");
-            for (var pass : result.sim().passes()) {
-                md.append(' ').append(pass.pass()).append(' ').append(String.format(Locale.ROOT, "%.2f s", result.fillSeconds(pass.pass())));
+            if (result.live().stream().anyMatch(live -> live.gpuCopies().startsWith("cuda"))) {
+                md.append("- the live runs copied through CUDA: computed blocks are written into device memory (with verification,"
+                        + " a synchronous copy of their payload), not filled by the model thread\n\n");
+            } else {
+                md.append("- not in the model (live-mode emulation): the model thread fills every computed block with its payload,"
+                        + " measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB())).append(" ns/MiB:");
+                for (var pass : result.sim().passes()) {
+                    md.append(' ').append(pass.pass()).append(' ').append(String.format(Locale.ROOT, "%.2f s", result.fillSeconds(pass.pass())));
+                }
+                md.append("\n\n");
             }
-            md.append("\n\n");
             md.append("| pass | metric | live median | live min – max | spread | sim | error |\n");
             md.append("|---|---|---:|---:|---:|---:|---:|\n");
             for (Comparison.Row row : result.rows()) {
@@ -123,7 +129,7 @@ final class ReportText {
         boolean simFaster = (metric.equals("promptTokensPerS") ? -row.relativeError() : row.relativeError()) < 0;
         return (simFaster
                 ? "the simulation is faster than live. Live pays costs the model does not contain: the hand-off of each"
-                + " completion from a ring thread to the model thread (a queue poll), the model thread's filling of every"
+                + " completion from a ring thread to the model thread (a queue poll), with host buffers the filling of every"
                 + " computed block with its payload pattern (there is no GPU to write KV; this is live-mode emulation, a"
                 + " live-mode cost to remove, not a model term), JVM pauses, and on a shared VM other processes' CPU."
                 : "the simulation is slower than live. The model charges more than live spends: the NVMe fit (a short grid"
@@ -137,6 +143,9 @@ final class ReportText {
             return "";
         }
         double fill = result.fillSeconds(row.pass());
+        if (fill <= 0) {
+            return "";
+        }
         return String.format(Locale.ROOT, " In this pass the payload fill alone took about %.2f s of the model thread"
                 + " (%.0f%% of the live median; the gap is %.2f s).", fill, 100 * fill / row.liveMedian(), row.liveMedian() - row.sim());
     }

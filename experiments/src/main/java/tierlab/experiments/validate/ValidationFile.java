@@ -38,12 +38,26 @@ import tierlab.experiments.run.RunConfig;
  *   pointMs: 200
  *   fileMiB: 1024
  *   hostCostMs: 1500
+ * live:                      # optional: the live runs' GPU side, as in an experiment file
+ *   gpu: auto                # auto | cuda | host
+ *   verify: true             # with CUDA: every load checked on the GPU side
  * workloads:
  *   e1-like: {workload: {...}, store: {...}, scheduler: {...}}
  * </pre>
  */
 public record ValidationFile(Path file, String name, String description, int repeats, long seed, String profile,
-                             Calibration calibration, Map<String, Workload> workloads) {
+                             Calibration calibration, Live live, Map<String, Workload> workloads) {
+
+    /**
+     * The live runs' GPU side, as {@code live} in an experiment file means it: {@code gpu} is
+     * {@code auto} (CUDA where there is a usable device, else host buffers), {@code cuda} (refused
+     * where there is none) or {@code host}; {@code verify} has every load checked on the GPU side.
+     */
+    public record Live(String gpu, boolean verify) {
+        static final Live DEFAULTS = new Live(RunConfig.GPU_AUTO, true);
+        /** The values of {@code gpu}, in the order the error line lists them. */
+        public static final List<String> GPUS = List.of(RunConfig.GPU_AUTO, RunConfig.GPU_CUDA, RunConfig.GPU_HOST);
+    }
 
     /** The host calibration's grid and budget. */
     public record Calibration(List<Integer> blockSizesKiB, List<Integer> queueDepths, int pointMs, int fileMiB, int hostCostMs) {
@@ -55,7 +69,8 @@ public record ValidationFile(Path file, String name, String description, int rep
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
     private static final List<String> TOP_FIELDS = List.of("name", "description", "repeats", "seed", "profile", "calibration",
-            "workloads");
+            "live", "workloads");
+    private static final List<String> LIVE_FIELDS = List.of("gpu", "verify");
     private static final List<String> CALIBRATION_FIELDS = List.of("blockSizesKiB", "queueDepths", "pointMs", "fileMiB",
             "hostCostMs");
     /** What a workload may say: the experiment file's run fields, not its sweep, output or mode. */
@@ -86,6 +101,7 @@ public record ValidationFile(Path file, String name, String description, int rep
         long seed = number(file, root, "seed", 42, 0, Long.MAX_VALUE);
         String profile = root.has("profile") ? text(file, root, "profile", null) : null;
         Calibration calibration = calibration(file, root.get("calibration"));
+        Live live = live(file, root.get("live"));
         JsonNode workloadsNode = root.get("workloads");
         if (!(workloadsNode instanceof ObjectNode workloads) || workloads.isEmpty()) {
             throw new CommandException(file + ": workloads: give at least one workload, as a mapping NAME: {workload, store, scheduler}");
@@ -113,7 +129,7 @@ public record ValidationFile(Path file, String name, String description, int rep
             resolved.put(entry.getKey(), new Workload(entry.getKey(), config));
         }
         return new ValidationFile(file, name, root.has("description") ? root.get("description").asText() : "", repeats, seed,
-                profile, calibration, java.util.Collections.unmodifiableMap(resolved));
+                profile, calibration, live, java.util.Collections.unmodifiableMap(resolved));
     }
 
     /** The file's {@code profile}, resolved against its folder; null when the host is to be calibrated. */
@@ -171,6 +187,33 @@ public record ValidationFile(Path file, String name, String description, int rep
                 (int) number(file, section, "pointMs", d.pointMs(), 10, 10_000),
                 (int) number(file, section, "fileMiB", d.fileMiB(), 16, 16 * 1024),
                 (int) number(file, section, "hostCostMs", d.hostCostMs(), 100, 60_000));
+    }
+
+    private static Live live(Path file, JsonNode node) {
+        if (node == null || node.isNull()) {
+            return Live.DEFAULTS;
+        }
+        if (!(node instanceof ObjectNode section)) {
+            throw new CommandException(file + ": live: a mapping of " + String.join(", ", LIVE_FIELDS));
+        }
+        onlyKnown(file, "live.", section, LIVE_FIELDS);
+        String gpu = Live.DEFAULTS.gpu();
+        JsonNode gpuNode = section.get("gpu");
+        if (gpuNode != null && !gpuNode.isNull()) {
+            if (!gpuNode.isTextual() || !Live.GPUS.contains(gpuNode.asText())) {
+                throw new CommandException(file + ": live.gpu: unknown value " + gpuNode + " (known: " + String.join(", ", Live.GPUS) + ")");
+            }
+            gpu = gpuNode.asText();
+        }
+        boolean verify = Live.DEFAULTS.verify();
+        JsonNode verifyNode = section.get("verify");
+        if (verifyNode != null && !verifyNode.isNull()) {
+            if (!verifyNode.isBoolean()) {
+                throw new CommandException(file + ": live.verify: must be true or false, was " + verifyNode);
+            }
+            verify = verifyNode.asBoolean();
+        }
+        return new Live(gpu, verify);
     }
 
     private static void onlyKnown(Path file, String prefix, ObjectNode node, List<String> known) {
