@@ -67,6 +67,20 @@ class ValidateGpuSideTest {
     }
 
     @Test
+    void theH200FileAsksForCudaWithEveryLoadVerified() {
+        Path file = Path.of("..", "docs", "hosts", "h200", "validation-h200.yaml");
+        ValidationFile h200 = ValidationFile.load(file, "qwen3-8b-h100");
+        assertEquals(new ValidationFile.Live("cuda", true), h200.live());
+        assertEquals(List.of("e1-like", "e2-like", "mooncake-slice"), List.copyOf(h200.workloads().keySet()));
+        // The same workloads as the catalogue's file, so the H200 figures compare with the host-buffer run.
+        ValidationFile catalogue = ValidationFile.load(Path.of("catalog", "validation.yaml"), "qwen3-8b-h100");
+        for (String name : catalogue.workloads().keySet()) {
+            assertEquals(catalogue.workloads().get(name).config().workload().toString(),
+                    h200.workloads().get(name).config().workload().toString(), name);
+        }
+    }
+
+    @Test
     void aBadLiveFieldIsOneLineNamingIt() throws IOException {
         for (String[] bad : new String[][] {
                 {"live: {gpu: gpu0}", "live.gpu: unknown value \"gpu0\" (known: auto, cuda, host)"},
