@@ -84,6 +84,8 @@ public final class HostCostBench {
     private static final int SMALL_READ_BYTES = 4096;
     /** Lane counts of one copy call in the copy benchmarks: a line over them separates per call from per lane. */
     private static final int[] COPY_LANES = {1, 2, 4, 8};
+    private static final int WARM_UP_CALLS = 5;
+    private static final int MIN_SAMPLES = 15;
     private static final int[] BATCH_SIZES = {1, 4, 16};
 
     private HostCostBench() {
@@ -314,8 +316,10 @@ public final class HostCostBench {
                 long[] samples = new long[4096];
                 int count = 0;
                 long startNs = System.nanoTime();
-                // The first 20 calls of each size warm the path (and allocate device blocks): not sampled.
-                for (int call = 0; count < samples.length && (call < 20 || System.nanoTime() - startNs < budgetNs); call++) {
+                // The first calls of each size warm the path (and allocate device blocks) and are not sampled;
+                // at least MIN_SAMPLES calls are, however long they take.
+                for (int call = 0; count < samples.length
+                        && (call < WARM_UP_CALLS + MIN_SAMPLES || System.nanoTime() - startNs < budgetNs); call++) {
                     long t0 = System.nanoTime();
                     port.toGpu(new IoOp.CopyToGpu(ticket++, 1, segments), sink);
                     long t1 = System.nanoTime();
@@ -324,7 +328,7 @@ public final class HostCostBench {
                     port.fromGpu(new IoOp.CopyFromGpu(ticket++, 1, 0, lane, 0, gpuBlocks, expected), sink);
                     long t3 = System.nanoTime();
                     awaitCopies(completed, ++issued);
-                    if (call >= 20) {
+                    if (call >= WARM_UP_CALLS) {
                         samples[count++] = t1 - t0;
                         if (count < samples.length) {
                             samples[count++] = t3 - t2;

@@ -14,6 +14,7 @@ import tierlab.bench.calibration.MeasuredPoint;
 import tierlab.bench.calibration.NvmeFit;
 import tierlab.bench.calibration.PcieFit;
 import tierlab.bench.calibration.PcieSweep;
+import tierlab.bench.calibration.SustainedRates;
 import tierlab.bench.calibration.SweepSettings;
 import tierlab.engine.cuda.CudaDevice;
 import tierlab.engine.cuda.CudaException;
@@ -44,7 +45,7 @@ final class HostCalibration {
 
     /** The fitted profile and what it came from. */
     record Result(DeviceProfile profile, HostCostBench.HostCosts hostCosts, NvmeFit.ClosedLoopFit nvmeFit, int points,
-                  String backend, Pcie pcie, double seconds) {
+                  String backend, Pcie pcie, Ceilings ceilings, double seconds) {
 
         /** The profile file's header: where each number came from. */
         String header(String command) {
@@ -61,6 +62,10 @@ final class HostCalibration {
             String fill = cuda ? "  not charged: compute steps' payload writes into device memory (verification only)"
                     : String.format(Locale.ROOT, "  not charged (live-mode emulation, no GPU): %,.0f ns per MiB of computed KV filled with its payload",
                     hostCosts.computeFillNsPerMiB());
+            String sustained = ceilings.sustained() == null ? "Ceilings: the sweep fit's (no sustained measurement: calibration.sustainedMs is 0)."
+                    : String.format(Locale.ROOT, "Ceilings: %s. The sweep fit's ceilings were read %,.0f and write %,.0f B/s; the model"
+                    + " takes the lower of each (a measurement of the drive, not fitted to any validation workload).",
+                    ceilings.sustained().describe(), ceilings.sweptRead(), ceilings.sweptWrite());
             String link = cuda ? "PCIe: " + pcie.how() + "." : "PCIe: none on this host's live path (host buffers: the copy is the memcpy above).";
             return String.format(Locale.ROOT, """
                     Fitted by `%s` on this host (%.0f s): the NVMe model to the live engine's sweep (%d points,
@@ -70,13 +75,17 @@ final class HostCalibration {
                                     %,d ns per engine step (%d steps timed)
                     %s
                     NVMe: %d channels, read %,d ns + %,.0f B/s per channel (ceiling %,.0f B/s), write %,d ns + %,.0f B/s per
-                    channel (ceiling %,.0f B/s). %s GPU: the preset's (live mode times compute with the same formula).""",
+                    channel (ceiling %,.0f B/s). %s
+                    %s GPU: the preset's (live mode times compute with the same formula).""",
                     command, seconds, points, backend, hostCosts.submissionNs(), hostCosts.perOperationNs(),
                     hostCosts.submissionFitR2(), copies.stripTrailing(), hostCosts.engineStepNs(), hostCosts.engineSteps(), fill,
                     nvme.channels(), nvme.readBaseLatencyNs(), nvme.readBytesPerSecondPerChannel(), nvme.maxReadBytesPerSecond(),
-                    nvme.writeBaseLatencyNs(), nvme.writeBytesPerSecondPerChannel(), nvme.maxWriteBytesPerSecond(), link);
+                    nvme.writeBaseLatencyNs(), nvme.writeBytesPerSecondPerChannel(), nvme.maxWriteBytesPerSecond(), sustained, link);
         }
     }
+
+    /** The sweep fit's device-wide ceilings, and the sustained rates that may have lowered them (null: not measured). */
+    record Ceilings(double sweptRead, double sweptWrite, SustainedRates.Rates sustained) {}
 
     /** A link that takes no time: on a host without a GPU the copy's cost is the model thread's, charged elsewhere. */
     static final PcieProfile NO_LINK = new PcieProfile(1e15, 0, 1e15, 0);
@@ -113,6 +122,18 @@ final class HostCalibration {
             deepest = Math.max(deepest, p.benchCase().queueDepth());
         }
         NvmeFit.ClosedLoopFit fit = NvmeFit.fitClosedLoop(measurements, Math.max(64, deepest));
+        NvmeProfile nvme = fit.profile();
+        SustainedRates.Rates sustained = null;
+        if (settings.sustainedMs() > 0) {
+            progress.accept(String.format(Locale.ROOT, "calibrating: sustained sequential writes and reads, %,d ms each at %d KiB x %d on a"
+                    + " %,d MiB file", settings.sustainedMs(), settings.sustainedBlockBytes() >> 10, settings.sustainedQueueDepth(),
+                    settings.sustainedMiB()));
+            sustained = SustainedRates.measure(scratch.resolve("validate-sustained-" + ProcessHandle.current().pid() + ".bin"),
+                    (long) settings.sustainedMiB() << 20, settings.sustainedBlockBytes(), settings.sustainedQueueDepth(),
+                    Duration.ofMillis(settings.sustainedMs()), 20_261_202L);
+            nvme = SustainedRates.cap(nvme, sustained);
+        }
+        Ceilings ceilings = new Ceilings(fit.profile().maxReadBytesPerSecond(), fit.profile().maxWriteBytesPerSecond(), sustained);
         DeviceProfile preset = DeviceProfile.preset("qwen3-8b-h100");
         HostCostBench.HostCosts costs;
         Pcie pcie;
@@ -127,8 +148,9 @@ final class HostCalibration {
             progress.accept("calibrating: host costs (io_uring ring thread, copies, engine steps)");
             costs = HostCostBench.measure(scratch, geometry, settings.hostCostMs());
         }
-        DeviceProfile profile = new DeviceProfile(profileName, fit.profile(), pcie.profile(), preset.gpu(), costs.hostProfile());
-        return new Result(profile, costs, fit, measurements.size(), sweep.backendName(), pcie, (System.nanoTime() - startNs) / 1e9);
+        DeviceProfile profile = new DeviceProfile(profileName, nvme, pcie.profile(), preset.gpu(), costs.hostProfile());
+        return new Result(profile, costs, fit, measurements.size(), sweep.backendName(), pcie, ceilings,
+                (System.nanoTime() - startNs) / 1e9);
     }
 
     /** The copy sizes of the short PCIe grid: 256 KiB to 64 MiB and the workload's lane size, one stream, pinned. */

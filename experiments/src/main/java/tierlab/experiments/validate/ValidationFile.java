@@ -38,6 +38,9 @@ import tierlab.experiments.run.RunConfig;
  *   pointMs: 200
  *   fileMiB: 1024
  *   hostCostMs: 1500
+ *   sustainedMs: 3000         # sequential writes, then reads, this long each (0: none)
+ *   sustainedMiB: 4096        # on a file this large
+ *   sustainedBlockKiB: 0      # at this size (0: the largest blockSizesKiB) and the deepest queue depth
  * live:                      # optional: the live runs' GPU side, as in an experiment file
  *   gpu: auto                # auto | cuda | host
  *   verify: true             # with CUDA: every load checked on the GPU side
@@ -60,8 +63,25 @@ public record ValidationFile(Path file, String name, String description, int rep
     }
 
     /** The host calibration's grid and budget. */
-    public record Calibration(List<Integer> blockSizesKiB, List<Integer> queueDepths, int pointMs, int fileMiB, int hostCostMs) {
-        static final Calibration DEFAULTS = new Calibration(List.of(256, 1024, 2304), List.of(1, 4, 16), 200, 1024, 1500);
+    /**
+     * The host calibration's grid and budget, and the sustained measurement: {@code sustainedMs} of
+     * sequential writes, then of reads (0: none), at {@code sustainedBlockKiB} (0: the largest sweep
+     * size) and the deepest sweep depth, on a {@code sustainedMiB} file.
+     */
+    public record Calibration(List<Integer> blockSizesKiB, List<Integer> queueDepths, int pointMs, int fileMiB, int hostCostMs,
+                              int sustainedMs, int sustainedMiB, int sustainedBlockKiB) {
+        static final Calibration DEFAULTS = new Calibration(List.of(256, 1024, 2304), List.of(1, 4, 16), 200, 1024, 1500,
+                3000, 4096, 0);
+
+        /** Bytes per operation of the sustained measurement. */
+        public int sustainedBlockBytes() {
+            return (sustainedBlockKiB > 0 ? sustainedBlockKiB : blockSizesKiB.stream().mapToInt(Integer::intValue).max().orElseThrow()) << 10;
+        }
+
+        /** Queue depth of the sustained measurement: the sweep's deepest. */
+        public int sustainedQueueDepth() {
+            return queueDepths.stream().mapToInt(Integer::intValue).max().orElseThrow();
+        }
     }
 
     /** One workload: its name and its run configuration (resolved as a hybrid run: real L1/L2 limits, closed loops allowed). */
@@ -72,7 +92,7 @@ public record ValidationFile(Path file, String name, String description, int rep
             "live", "workloads");
     private static final List<String> LIVE_FIELDS = List.of("gpu", "verify");
     private static final List<String> CALIBRATION_FIELDS = List.of("blockSizesKiB", "queueDepths", "pointMs", "fileMiB",
-            "hostCostMs");
+            "hostCostMs", "sustainedMs", "sustainedMiB", "sustainedBlockKiB");
     /** What a workload may say: the experiment file's run fields, not its sweep, output or mode. */
     private static final List<String> WORKLOAD_FIELDS = List.of("workload", "store", "scheduler", "description");
 
@@ -182,11 +202,26 @@ public record ValidationFile(Path file, String name, String description, int rep
         }
         onlyKnown(file, "calibration.", section, CALIBRATION_FIELDS);
         Calibration d = Calibration.DEFAULTS;
-        return new Calibration(ints(file, section, "blockSizesKiB", d.blockSizesKiB(), 4, 64 * 1024),
+        List<Integer> sizes = ints(file, section, "blockSizesKiB", d.blockSizesKiB(), 4, 64 * 1024);
+        for (int size : sizes) {
+            if (size % 4 != 0) {
+                // The sweep runs O_DIRECT: every transfer is whole 4 KiB pages.
+                throw new CommandException(file + ": calibration.blockSizesKiB: " + size + " is not a multiple of 4");
+            }
+        }
+        int sustainedMiB = (int) number(file, section, "sustainedMiB", d.sustainedMiB(), 16, 64 * 1024);
+        int sustainedBlockKiB = (int) number(file, section, "sustainedBlockKiB", d.sustainedBlockKiB(), 0, 64 * 1024);
+        if (sustainedBlockKiB % 4 != 0 || (long) sustainedBlockKiB > (long) sustainedMiB << 10) {
+            throw new CommandException(file + ": calibration.sustainedBlockKiB: must be a multiple of 4 (0: the largest of"
+                    + " blockSizesKiB) no larger than sustainedMiB, was " + sustainedBlockKiB);
+        }
+        return new Calibration(sizes,
                 ints(file, section, "queueDepths", d.queueDepths(), 1, 256),
                 (int) number(file, section, "pointMs", d.pointMs(), 10, 10_000),
                 (int) number(file, section, "fileMiB", d.fileMiB(), 16, 16 * 1024),
-                (int) number(file, section, "hostCostMs", d.hostCostMs(), 100, 60_000));
+                (int) number(file, section, "hostCostMs", d.hostCostMs(), 100, 60_000),
+                (int) number(file, section, "sustainedMs", d.sustainedMs(), 0, 60_000),
+                sustainedMiB, sustainedBlockKiB);
     }
 
     private static Live live(Path file, JsonNode node) {

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import tierlab.bench.calibration.HostCostBench;
 import tierlab.bench.calibration.PcieSweep;
+import tierlab.bench.calibration.SustainedRates;
 import tierlab.engine.IoUringBackend;
 import tierlab.engine.cuda.CudaDevice;
 import tierlab.engine.cuda.FakeCuda;
@@ -78,6 +79,45 @@ class ValidateGpuSideTest {
             assertEquals(catalogue.workloads().get(name).config().workload().toString(),
                     h200.workloads().get(name).config().workload().toString(), name);
         }
+    }
+
+    @Test
+    void theSustainedMeasurementIsSetInTheCalibrationSection() throws IOException {
+        ValidationFile.Calibration defaults = ValidationFile.load(write("sustained-defaults", "name: d\n" + WORKLOAD), "qwen3-8b-h100")
+                .calibration();
+        assertEquals(3000, defaults.sustainedMs());
+        assertEquals(4096, defaults.sustainedMiB());
+        assertEquals(2304 << 10, defaults.sustainedBlockBytes(), "the largest sweep size");
+        assertEquals(16, defaults.sustainedQueueDepth(), "the deepest sweep depth");
+        ValidationFile.Calibration set = ValidationFile.load(write("sustained-set", "name: s\ncalibration: {queueDepths: [1, 32],"
+                + " sustainedMs: 0, sustainedMiB: 64, sustainedBlockKiB: 512}\n" + WORKLOAD), "qwen3-8b-h100").calibration();
+        assertEquals(0, set.sustainedMs());
+        assertEquals(512 << 10, set.sustainedBlockBytes());
+        assertEquals(32, set.sustainedQueueDepth());
+        for (String[] bad : new String[][] {
+                {"calibration: {sustainedMs: -1}", "sustainedMs: must be a whole number from 0 to 60000"},
+                {"calibration: {sustainedBlockKiB: 6}", "calibration.sustainedBlockKiB: must be a multiple of 4"},
+                {"calibration: {sustainedMiB: 16, sustainedBlockKiB: 32768}", "no larger than sustainedMiB"},
+                {"calibration: {sustainedSeconds: 3}", "calibration.sustainedSeconds: unknown field"}}) {
+            Path file = write("bad", "name: bad\n" + bad[0] + "\n" + WORKLOAD);
+            CommandException e = assertThrows(CommandException.class, () -> ValidationFile.load(file, "qwen3-8b-h100"));
+            assertTrue(e.getMessage().contains(bad[1]) && e.getMessage().contains("bad.yaml"), e.getMessage());
+        }
+    }
+
+    @Test
+    void theHeaderSaysWhatTheSustainedMeasurementDidToTheCeilings() {
+        DeviceProfile preset = DeviceProfile.preset("qwen3-8b-h100");
+        HostCostBench.HostCosts memcpy = new HostCostBench.HostCosts(18_000, 3_000, 1, 0, 782_000, 0.84, 24_000, 500, "io_uring",
+                1_000_000, HostCostBench.CopyPath.MEMCPY);
+        SustainedRates.Rates sustained = new SustainedRates.Rates(2.5e9, 2.2e9, 2304 << 10, 16, 3000, 4096L << 20, "io_uring");
+        String header = new HostCalibration.Result(profile(preset, HostCalibration.NO_LINK, memcpy.hostProfile()), memcpy, null, 54,
+                "io_uring", new HostCalibration.Pcie(HostCalibration.NO_LINK, "none (host buffers)"),
+                new HostCalibration.Ceilings(2.16e9, 3.1e9, sustained), 60).header("tierlab validate v.yaml");
+        assertTrue(header.contains("Ceilings: sustained sequential rates over 3,000 ms each at 2304 KiB × queue depth 16 on a"
+                + " 4,096 MiB file (io_uring): writes 2,200,000,000 B/s, reads 2,500,000,000 B/s."), header);
+        assertTrue(header.contains("The sweep fit's ceilings were read 2,160,000,000 and write 3,100,000,000 B/s"), header);
+        assertTrue(header.contains("not fitted to any validation workload"), header);
     }
 
     @Test
@@ -191,15 +231,17 @@ class ValidateGpuSideTest {
                 0, HostCostBench.CopyPath.CUDA);
         PcieProfile fitted = new PcieProfile(55e9, 3_000, 55e9, 2_000);
         String host = new HostCalibration.Result(profile(preset, HostCalibration.NO_LINK, memcpy.hostProfile()), memcpy, null, 54,
-                "io_uring", new HostCalibration.Pcie(HostCalibration.NO_LINK, "none (host buffers)"), 60).header("tierlab validate v.yaml");
+                "io_uring", new HostCalibration.Pcie(HostCalibration.NO_LINK, "none (host buffers)"), NO_SUSTAINED, 60).header("tierlab validate v.yaml");
         assertTrue(host.contains("memcpy and payload check") && host.contains("PCIe: none on this host's live path"), host);
         assertFalse(host.contains("CUDA"), host);
         String withCuda = new HostCalibration.Result(profile(preset, fitted, cuda.hostProfile()), cuda, null, 54, "io_uring",
-                new HostCalibration.Pcie(fitted, "fitted to a PCIe sweep through CUDA on NVIDIA H200"), 60).header("tierlab validate v.yaml");
+                new HostCalibration.Pcie(fitted, "fitted to a PCIe sweep through CUDA on NVIDIA H200"), NO_SUSTAINED, 60).header("tierlab validate v.yaml");
         assertTrue(withCuda.contains("model thread (CUDA copy path): 9,000 ns per host↔GPU copy call, 1,500 ns per MiB"), withCuda);
         assertTrue(withCuda.contains("PCIe: fitted to a PCIe sweep through CUDA on NVIDIA H200."), withCuda);
         assertFalse(withCuda.contains("memcpy and payload check"), withCuda);
     }
+
+    private static final HostCalibration.Ceilings NO_SUSTAINED = new HostCalibration.Ceilings(2e9, 3e9, null);
 
     private static DeviceProfile profile(DeviceProfile preset, PcieProfile pcie, HostProfile host) {
         return new DeviceProfile("t", preset.nvme(), pcie, preset.gpu(), host);
