@@ -94,7 +94,10 @@ public final class ValidateCommand implements Callable<Integer> {
         checked.workloads().keySet().forEach(name -> owned.addAll(ValidationReport.chartNames(name)));
         AtomicOutputDirectory.checkReplaceable(target, owned);
         PrintWriter stdout = spec.commandLine().getOut();
-        Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + checked.name() + ".validate-scratch");
+        // One scratch folder per process: two validations of files with the same name writing beside each
+        // other (out folders in one parent) must not delete each other's L2 and calibration files.
+        Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + checked.name() + ".validate-scratch-"
+                + ProcessHandle.current().pid());
         String command = "tierlab validate " + file.getFileName() + (profile != null ? " --profile " + profile : "")
                 + (repeats != null ? " --repeats " + repeats : "") + (gpu != null ? " --gpu " + gpu : "");
         ValidationFile.Live liveSettings = gpu == null ? checked.live() : new ValidationFile.Live(gpu, checked.live().verify());
@@ -226,7 +229,7 @@ public final class ValidateCommand implements Callable<Integer> {
         try (var paths = Files.walk(folder)) {
             paths.sorted(java.util.Comparator.reverseOrder()).forEach(ValidationReport::deleteQuietly);
         } catch (IOException ignored) {
-            // Scratch only; the next run of the same file cleans it.
+            // Scratch only (under the output folder's parent, named by this process); nothing reads it again.
         }
     }
 }
