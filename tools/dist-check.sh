@@ -101,22 +101,8 @@ for file in engine-vs-fio.md engine-vs-fio.csv engine-vs-fio-rounds.csv engine-v
   [[ -s "$WORK/calls/target/bench/$file" ]] || fail "bench engine did not write target/bench/$file"
 done
 
-say "validate (two tiny workloads, one live run each, on the catalogue's reference-host profile)"
-cat >"$WORK/calls/small-validation.yaml" <<YAML
-name: small-validation
-repeats: 1
-profile: $HOME_DIR/experiments/catalog/profiles/reference-host.yaml
-workloads:
-  prefill:
-    workload: {type: long-prefill, model: tiny, prompts: 6, promptTokens: 256}
-    store: {l1CapacityGiB: 0.001, l2CapacityGiB: 0.01}
-    scheduler: {concurrency: 4, gpuKvBlocks: 256, prefetchMaxRequests: 0}
-  closed-loop:
-    workload: {type: long-prefill, model: tiny, prompts: 6, promptTokens: 256, clientConcurrency: 2}
-    store: {l1CapacityGiB: 0.001, l2CapacityGiB: 0.01}
-    scheduler: {concurrency: 2, gpuKvBlocks: 256, prefetchMaxRequests: 2}
-YAML
-bare validate small-validation.yaml --out validation >"$WORK/validate.log" 2>&1 \
+say "validate (experiments/catalog/validation-small.yaml: two tiny workloads, one live run each, on a given profile)"
+bare validate "$HOME_DIR/experiments/catalog/validation-small.yaml" --repeats 1 --out validation >"$WORK/validate.log" 2>&1 \
   || { cat "$WORK/validate.log" >&2; fail "validate exited non-zero"; }
 for file in validation.csv decisions.csv fitted-profile.yaml report.md ttft-scatter-prefill.png ttft-cdf-closed-loop.png; do
   [[ -s "$WORK/calls/validation/$file" ]] || fail "validate did not write $file"
