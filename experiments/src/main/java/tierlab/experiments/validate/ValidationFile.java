@@ -193,14 +193,23 @@ public record ValidationFile(Path file, String name, String description, int rep
         }
     }
 
-    private static Calibration calibration(Path file, JsonNode node) {
+    /** A mapping section of the file with only {@code fields} in it, or null when it is absent. */
+    private static ObjectNode section(Path file, JsonNode node, String name, List<String> fields) {
         if (node == null || node.isNull()) {
-            return Calibration.DEFAULTS;
+            return null;
         }
         if (!(node instanceof ObjectNode section)) {
-            throw new CommandException(file + ": calibration: a mapping of " + String.join(", ", CALIBRATION_FIELDS));
+            throw new CommandException(file + ": " + name + ": a mapping of " + String.join(", ", fields));
         }
-        onlyKnown(file, "calibration.", section, CALIBRATION_FIELDS);
+        onlyKnown(file, name + ".", section, fields);
+        return section;
+    }
+
+    private static Calibration calibration(Path file, JsonNode node) {
+        ObjectNode section = section(file, node, "calibration", CALIBRATION_FIELDS);
+        if (section == null) {
+            return Calibration.DEFAULTS;
+        }
         Calibration d = Calibration.DEFAULTS;
         List<Integer> sizes = ints(file, section, "blockSizesKiB", d.blockSizesKiB(), 4, 64 * 1024);
         for (int size : sizes) {
@@ -225,13 +234,10 @@ public record ValidationFile(Path file, String name, String description, int rep
     }
 
     private static Live live(Path file, JsonNode node) {
-        if (node == null || node.isNull()) {
+        ObjectNode section = section(file, node, "live", LIVE_FIELDS);
+        if (section == null) {
             return Live.DEFAULTS;
         }
-        if (!(node instanceof ObjectNode section)) {
-            throw new CommandException(file + ": live: a mapping of " + String.join(", ", LIVE_FIELDS));
-        }
-        onlyKnown(file, "live.", section, LIVE_FIELDS);
         String gpu = Live.DEFAULTS.gpu();
         JsonNode gpuNode = section.get("gpu");
         if (gpuNode != null && !gpuNode.isNull()) {
