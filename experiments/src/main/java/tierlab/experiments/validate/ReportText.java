@@ -24,7 +24,9 @@ final class ReportText {
         }
         md.append("Command: `").append(command).append("`\n\n");
         md.append("Host: ").append(hostLine).append("\n\n");
-        md.append("Each workload ran live ").append(file.repeats()).append(" time(s) (wall clock, io_uring on a real L2 file,")
+        // The runs made, which --repeats may have set instead of the file's repeats.
+        int runs = results.isEmpty() ? file.repeats() : results.getFirst().live().size();
+        md.append("Each workload ran live ").append(runs).append(" time(s) (wall clock, io_uring on a real L2 file,")
                 .append(" a real pinned L1, every load and staging copy checked against its payload) and once in the simulator")
                 .append(" on the fitted profile with the same seed (").append(file.seed()).append("). Relative error = (sim − live")
                 .append(" median) / live median; spread = (max − min) / median of the live runs. **Bold**: more than 10% off.\n\n");

@@ -165,16 +165,19 @@ class ValidateGpuSideTest {
         Assumptions.assumeTrue(IoUringBackend.probe().available(), () -> "io_uring unavailable: " + IoUringBackend.probe().cause());
         CudaDevice device = CudaDevice.probe();
         Assumptions.assumeFalse(device.available(), "this host has a CUDA device: auto takes it");
-        Path file = write("auto", "name: auto\nrepeats: 1\nprofile: profile.yaml\n" + WORKLOAD);
+        // The file's repeats are the default 3; --repeats 1 makes one run, and the report says the runs made.
+        Path file = write("auto", "name: auto\nprofile: profile.yaml\n" + WORKLOAD);
         Path out = file.resolveSibling("out");
-        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", file.toString(), "--out", out.toString());
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", file.toString(), "--out", out.toString(), "--repeats", "1");
         assertEquals(0, run.exitCode(), run.out() + run.err());
         String hostBuffers = "host buffers: " + device.description();
         assertTrue(run.out().contains("live GPU side: " + hostBuffers), run.out());
         String report = Files.readString(out.resolve(ValidationReport.REPORT));
         assertTrue(report.contains("GPU copies " + hostBuffers), report);
+        assertTrue(report.contains("Each workload ran live 1 time(s)"), "the runs made, not a default");
         // --gpu host overrides the file's auto, and says so.
-        run = CommandRun.of(Main.newCommandLine(), "validate", file.toString(), "--out", out.toString(), "--gpu", "host");
+        run = CommandRun.of(Main.newCommandLine(), "validate", file.toString(), "--out", out.toString(), "--gpu", "host",
+                "--repeats", "1");
         assertEquals(0, run.exitCode(), run.out() + run.err());
         assertTrue(Files.readString(out.resolve(ValidationReport.REPORT)).contains("GPU copies host buffers: live.gpu is host"));
     }
