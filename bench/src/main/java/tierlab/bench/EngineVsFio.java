@@ -23,6 +23,7 @@ import tierlab.engine.IoUringBackend;
 import tierlab.engine.IoUringSettings;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.persist.AtomicFiles;
+import tierlab.engine.persist.CallerPaths;
 import tierlab.engine.uring.IoUringProbe;
 import tierlab.model.io.IoOp;
 
@@ -53,6 +54,7 @@ import tierlab.model.io.IoOp;
  */
 public final class EngineVsFio {
 
+    /** Where the tables go, relative to the folder the command was called from (tierlab.callerDir). */
     static final Path OUTPUT_DIR = Path.of("target", "bench");
     static final String TEST_FILE_NAME = "engine-vs-fio.bin";
     private static final int RING_ENTRIES = 64;
@@ -63,6 +65,11 @@ public final class EngineVsFio {
     private final EngineVsFioOptions options;
     private final PrintStream out;
     private final Fio fio;
+    /**
+     * {@link #OUTPUT_DIR} in the caller's folder: the launcher of the distribution archive starts the
+     * JVM in the archive's own folder, where a bare host's results have no place.
+     */
+    private final Path outputDir = CallerPaths.resolve(OUTPUT_DIR);
 
     /** One engine/fio pair; {@code fio} is null when fio is not there (the engine ran alone). */
     record Round(BenchCase benchCase, int round, boolean engineFirst, ClosedLoopRunner.Result engine, IoCounters engineCounters,
@@ -173,9 +180,9 @@ public final class EngineVsFio {
         Path file = dir.resolve(TEST_FILE_NAME);
         long fileBytes = options.sizeBytes();
         try {
-            Files.createDirectories(OUTPUT_DIR);
+            Files.createDirectories(outputDir);
         } catch (IOException e) {
-            throw new BenchFailure(1, "cannot create " + OUTPUT_DIR.toAbsolutePath() + ": " + e.getMessage(), e);
+            throw new BenchFailure(1, "cannot create " + outputDir.toAbsolutePath() + ": " + e.getMessage(), e);
         }
         checkFreeSpace(dir, file, fileBytes);
 
@@ -187,7 +194,7 @@ public final class EngineVsFio {
         out.println("engine buffers: " + fixedStatus);
         if (fioMissing == null) {
             out.println("fio job: " + String.join(" ", fio.command(BenchCase.acceptanceCases().get(1), file, fileBytes,
-                    options.seconds(), OUTPUT_DIR.resolve("fio-<case>-r<round>.json"))));
+                    options.seconds(), outputDir.resolve("fio-<case>-r<round>.json"))));
         }
         out.println();
 
@@ -205,16 +212,16 @@ public final class EngineVsFio {
         out.println();
         out.print(markdown);
         try {
-            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio.md"), markdown);
-            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio.csv"), summaryCsv(summaries));
-            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio-rounds.csv"), roundsCsv(rounds));
-            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio-batching.csv"), batchingCsv(batching));
+            AtomicFiles.writeString(outputDir.resolve("engine-vs-fio.md"), markdown);
+            AtomicFiles.writeString(outputDir.resolve("engine-vs-fio.csv"), summaryCsv(summaries));
+            AtomicFiles.writeString(outputDir.resolve("engine-vs-fio-rounds.csv"), roundsCsv(rounds));
+            AtomicFiles.writeString(outputDir.resolve("engine-vs-fio-batching.csv"), batchingCsv(batching));
         } catch (IOException e) {
-            throw new BenchFailure(1, "writing the results under " + OUTPUT_DIR.toAbsolutePath() + " failed: " + e.getMessage(), e);
+            throw new BenchFailure(1, "writing the results under " + outputDir.toAbsolutePath() + " failed: " + e.getMessage(), e);
         }
         out.println();
-        out.println("wrote " + OUTPUT_DIR.resolve("engine-vs-fio.md") + ", engine-vs-fio.csv, engine-vs-fio-rounds.csv, "
-                + "engine-vs-fio-batching.csv" + (fioMissing == null ? " (fio's JSON reports: " + OUTPUT_DIR.resolve("fio-*.json") + ")"
+        out.println("wrote " + outputDir.resolve("engine-vs-fio.md") + ", engine-vs-fio.csv, engine-vs-fio-rounds.csv, "
+                + "engine-vs-fio-batching.csv" + (fioMissing == null ? " (fio's JSON reports: " + outputDir.resolve("fio-*.json") + ")"
                 : " (engine side only: no fio)"));
         return 0;
     }
@@ -231,7 +238,7 @@ public final class EngineVsFio {
             return options.dir();
         }
         List<String> refusals = new ArrayList<>();
-        for (Path candidate : List.of(OUTPUT_DIR, Path.of(System.getProperty("java.io.tmpdir")))) {
+        for (Path candidate : List.of(outputDir, Path.of(System.getProperty("java.io.tmpdir")))) {
             String refused = directIoRefusal(candidate);
             if (refused == null) {
                 return candidate;
@@ -349,7 +356,7 @@ public final class EngineVsFio {
             TestFile.fillRandom(arena, SEED + benchCase.name().hashCode());
             for (int round = 1; round <= options.rounds(); round++) {
                 boolean engineFirst = round % 2 == 1;
-                Path json = OUTPUT_DIR.resolve("fio-" + benchCase.name() + "-r" + round + ".json");
+                Path json = outputDir.resolve("fio-" + benchCase.name() + "-r" + round + ".json");
                 EngineRun engine;
                 FioResult fioResult;
                 if (!withFio) {
