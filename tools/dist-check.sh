@@ -4,8 +4,11 @@
 # reachable (env -i, a PATH holding only the few tools bin/tierlab uses, JAVA_HOME unset) and, where
 # this machine allows it (root, unshare), with the host's fonts hidden, as on the GPU host that has
 # none. Then it checks that the quickstart wrote its tables and charts, that run.json says it ran
-# from the archive and which commit that was built from, and that replay, hunt and 'bench engine'
-# start. Exit status 0 when everything holds; the first failure is one line on stderr.
+# from the archive and which commit that was built from, that replay and hunt run, that 'bench
+# engine' runs (tiny settings; the bare PATH has no fio, so the engine side alone, as on the GPU
+# host) and writes its tables, and that a tiny 'validate' (the small variant the tests use: two
+# tiny workloads on a given profile, live and simulated) writes its comparison. Exit status 0 when
+# everything holds; the first failure is one line on stderr.
 #
 # usage: tools/dist-check.sh ARCHIVE [WORK_DIR]
 set -euo pipefail
@@ -90,7 +93,21 @@ done
 say "hunt (6 s)"
 bare hunt --minutes 0.1 --out hunt >"$WORK/hunt.log" 2>&1 || { cat "$WORK/hunt.log" >&2; fail "hunt exited non-zero"; }
 
-say "bench engine --help"
-bare bench engine --help >"$WORK/bench.log" 2>&1 || { cat "$WORK/bench.log" >&2; fail "bench engine --help exited non-zero"; }
+say "bench engine (one case, one round of 1 s, a 64 MiB file; no fio on the bare PATH)"
+bare bench engine --rounds 1 --seconds 1 --size-mib 64 --cases randread-128k-qd8 >"$WORK/bench.log" 2>&1 \
+  || { cat "$WORK/bench.log" >&2; fail "bench engine exited non-zero"; }
+grep -q "fio not found" "$WORK/bench.log" || fail "bench engine did not say that fio was not found: $(head -n 3 "$WORK/bench.log")"
+for file in engine-vs-fio.md engine-vs-fio.csv engine-vs-fio-rounds.csv engine-vs-fio-batching.csv; do
+  [[ -s "$WORK/calls/target/bench/$file" ]] || fail "bench engine did not write target/bench/$file"
+done
 
-echo "dist-check: OK: quickstart (tables, charts, run.json from the archive), replay, hunt and bench engine ran from $(basename "$ARCHIVE") with no Java or Maven on PATH$( (( HIDE_FONTS )) && echo " and no host fonts")"
+say "validate (experiments/catalog/validation-small.yaml: two tiny workloads, one live run each, on a given profile)"
+bare validate "$HOME_DIR/experiments/catalog/validation-small.yaml" --repeats 1 --out validation >"$WORK/validate.log" 2>&1 \
+  || { cat "$WORK/validate.log" >&2; fail "validate exited non-zero"; }
+for file in validation.csv decisions.csv fitted-profile.yaml report.md ttft-scatter-prefill.png ttft-cdf-closed-loop.png; do
+  [[ -s "$WORK/calls/validation/$file" ]] || fail "validate did not write $file"
+done
+grep -q "GPU copies host buffers: " "$WORK/calls/validation/report.md" || grep -q "GPU copies cuda: " "$WORK/calls/validation/report.md" \
+  || fail "validate's report does not say which GPU copy path ran"
+
+echo "dist-check: OK: quickstart (tables, charts, run.json from the archive), replay, hunt, bench engine and validate ran from $(basename "$ARCHIVE") with no Java or Maven on PATH$( (( HIDE_FONTS )) && echo " and no host fonts")"

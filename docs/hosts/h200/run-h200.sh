@@ -3,11 +3,15 @@
 # what it measured into $OUT. Usage: run-h200.sh ARCHIVE STEP...   (steps: probe torch pcie
 # quickstart livecuda calibration validate livebench aot). Each step has its own time limit so the
 # tables of the steps before it always come back; every step's output folder is packed at the end.
+# Environment: OUT (where the packed runs go, /tmp/out), TIERLAB_H200_WORK (the scratch folder it
+# replaces whole, /root/tl), TIERLAB_VALIDATE_GPU (validate's --gpu, cuda; auto for a dry run on a
+# host without a GPU, which then runs on host buffers and says why), TIERLAB_VALIDATE_REPEATS
+# (validate's --repeats, the file's 3 when unset).
 set -uo pipefail
 archive="$(readlink -f "$1")"; shift
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-/tmp/out}"; mkdir -p "$out"
-work=/root/tl; rm -rf "$work"; mkdir -p "$work/runs"
+work="${TIERLAB_H200_WORK:-/root/tl}"; rm -rf "$work"; mkdir -p "$work/runs"
 log="$out/log.txt"
 say() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
 t0=$(date +%s)
@@ -32,7 +36,10 @@ for s in "$@"; do
     quickstart) step quickstart 90 env -i PATH=/usr/bin:/bin HOME=/root "$tl" run "$work"/tierlab-*/experiments/catalog/quickstart.yaml --quiet --out "$work/runs/quickstart" ;;
     livecuda) step livecuda 180 "$tl" run "$work"/tierlab-*/experiments/catalog/live-cuda.yaml --out "$work/runs/live-cuda" ;;
     calibration) step calibration 330 "$tl" run "$work"/tierlab-*/experiments/catalog/calibration.yaml --out "$work/runs/calibration" ;;
-    validate) step validate 480 "$tl" validate "$work"/tierlab-*/experiments/catalog/validation.yaml --out "$work/runs/validation" ;;
+    # The CUDA copy path (live.gpu: cuda, every load verified); sized to end inside 420 s on the H200 host.
+    validate) step validate 480 "$tl" validate "$(ls -d "$work"/tierlab-*/)docs/hosts/h200/validation-h200.yaml" \
+        --gpu "${TIERLAB_VALIDATE_GPU:-cuda}" ${TIERLAB_VALIDATE_REPEATS:+--repeats "$TIERLAB_VALIDATE_REPEATS"} \
+        --out "$work/runs/validation" ;;
     livebench) step livebench 240 "$tl" bench live "$here/live-throughput-h200.yaml" --rounds 3 --dir "$work/runs/livebench-l2" ;;
     aot) step aot 200 bash -c 'for i in 1 2 3; do for mode in on off; do s=$(date +%s%N); TIERLAB_AOT=$mode "$0" run "$1" --quiet --out "$2/aot-$mode-$i" >/dev/null 2>&1; echo "quickstart first run, AOT $mode: $(( ($(date +%s%N) - s) / 1000000 )) ms"; done; done' "$tl" "$(ls -d "$work"/tierlab-*/)experiments/catalog/quickstart.yaml" "$work/scratch" ;;
     *) say "unknown step $s" ;;

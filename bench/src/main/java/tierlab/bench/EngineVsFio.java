@@ -23,6 +23,7 @@ import tierlab.engine.IoUringBackend;
 import tierlab.engine.IoUringSettings;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.persist.AtomicFiles;
+import tierlab.engine.persist.CallerPaths;
 import tierlab.engine.uring.IoUringProbe;
 import tierlab.model.io.IoOp;
 
@@ -53,6 +54,7 @@ import tierlab.model.io.IoOp;
  */
 public final class EngineVsFio {
 
+    /** Where the tables go, relative to the folder the command was called from (tierlab.callerDir). */
     static final Path OUTPUT_DIR = Path.of("target", "bench");
     static final String TEST_FILE_NAME = "engine-vs-fio.bin";
     private static final int RING_ENTRIES = 64;
@@ -63,12 +65,21 @@ public final class EngineVsFio {
     private final EngineVsFioOptions options;
     private final PrintStream out;
     private final Fio fio;
+    /**
+     * {@link #OUTPUT_DIR} in the caller's folder: the launcher of the distribution archive starts the
+     * JVM in the archive's own folder, where a bare host's results have no place.
+     */
+    private final Path outputDir = CallerPaths.resolve(OUTPUT_DIR);
 
-    /** One engine/fio pair. */
+    /** One engine/fio pair; {@code fio} is null when fio is not there (the engine ran alone). */
     record Round(BenchCase benchCase, int round, boolean engineFirst, ClosedLoopRunner.Result engine, IoCounters engineCounters,
                  FioResult fio) {
         double ratio() {
-            return engine.mibPerSecond() / fio.mibPerSecond();
+            return fio == null ? Double.NaN : engine.mibPerSecond() / fio.mibPerSecond();
+        }
+
+        double fioMibPerSecond() {
+            return fio == null ? Double.NaN : fio.mibPerSecond();
         }
 
         double engineEnterCallsPerOp() {
@@ -81,7 +92,7 @@ public final class EngineVsFio {
                        double ratioMin, double ratioMax, double engineEnterPerOpMedian, double[] ratios) {
         static CaseSummary of(BenchCase benchCase, List<Round> rounds) {
             List<Double> engine = rounds.stream().map(r -> r.engine().mibPerSecond()).toList();
-            List<Double> fio = rounds.stream().map(r -> r.fio().mibPerSecond()).toList();
+            List<Double> fio = rounds.stream().map(Round::fioMibPerSecond).toList();
             List<Double> ratios = rounds.stream().map(Round::ratio).toList();
             List<Double> enters = rounds.stream().map(Round::engineEnterCallsPerOp).toList();
             return new CaseSummary(benchCase, rounds.size(), BenchStats.median(engine), BenchStats.median(fio),
@@ -154,19 +165,24 @@ public final class EngineVsFio {
         if (!probe.available()) {
             throw new BenchFailure(1, "io_uring is unavailable here, so the engine cannot run: " + probe.cause());
         }
+        // fio is the yardstick, not a requirement: without it the engine side runs alone and says so.
         String fioVersion;
+        String fioMissing = null;
         try {
             fioVersion = fio.version();
         } catch (IOException e) {
-            throw new BenchFailure(1, e.getMessage(), e);
+            fioMissing = e.getMessage();
+            fioVersion = "no fio";
+            out.println("tierlab bench engine: fio not found (" + fioMissing + "): running the engine side alone; skipped: the fio"
+                    + " runs, the engine/fio ratios and the issue 3 target check (the tables are written with those columns empty)");
         }
         Path dir = chooseDirectory();
         Path file = dir.resolve(TEST_FILE_NAME);
         long fileBytes = options.sizeBytes();
         try {
-            Files.createDirectories(OUTPUT_DIR);
+            Files.createDirectories(outputDir);
         } catch (IOException e) {
-            throw new BenchFailure(1, "cannot create " + OUTPUT_DIR.toAbsolutePath() + ": " + e.getMessage(), e);
+            throw new BenchFailure(1, "cannot create " + outputDir.toAbsolutePath() + ": " + e.getMessage(), e);
         }
         checkFreeSpace(dir, file, fileBytes);
 
@@ -176,34 +192,37 @@ public final class EngineVsFio {
         prepareTestFile(file, fileBytes);
         String fixedStatus = warmUp(file, fileBytes);
         out.println("engine buffers: " + fixedStatus);
-        out.println("fio job: " + String.join(" ", fio.command(BenchCase.acceptanceCases().get(1), file, fileBytes,
-                options.seconds(), OUTPUT_DIR.resolve("fio-<case>-r<round>.json"))));
+        if (fioMissing == null) {
+            out.println("fio job: " + String.join(" ", fio.command(BenchCase.acceptanceCases().get(1), file, fileBytes,
+                    options.seconds(), outputDir.resolve("fio-<case>-r<round>.json"))));
+        }
         out.println();
 
         List<Round> rounds = new ArrayList<>();
         List<CaseSummary> summaries = new ArrayList<>();
         for (BenchCase benchCase : options.cases()) {
-            List<Round> caseRounds = runCase(benchCase, file, fileBytes);
+            List<Round> caseRounds = runCase(benchCase, file, fileBytes, fioMissing == null);
             rounds.addAll(caseRounds);
             summaries.add(CaseSummary.of(benchCase, caseRounds));
         }
         List<SubmissionBatchingProbe.Result> batching = probeBatching(file, fileBytes);
 
-        String header = headerLines(fioVersion, probe, file, fixedStatus);
+        String header = headerLines(fioVersion, fioMissing, probe, file, fixedStatus);
         String markdown = markdown(header, summaries, batching);
         out.println();
         out.print(markdown);
         try {
-            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio.md"), markdown);
-            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio.csv"), summaryCsv(summaries));
-            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio-rounds.csv"), roundsCsv(rounds));
-            AtomicFiles.writeString(OUTPUT_DIR.resolve("engine-vs-fio-batching.csv"), batchingCsv(batching));
+            AtomicFiles.writeString(outputDir.resolve("engine-vs-fio.md"), markdown);
+            AtomicFiles.writeString(outputDir.resolve("engine-vs-fio.csv"), summaryCsv(summaries));
+            AtomicFiles.writeString(outputDir.resolve("engine-vs-fio-rounds.csv"), roundsCsv(rounds));
+            AtomicFiles.writeString(outputDir.resolve("engine-vs-fio-batching.csv"), batchingCsv(batching));
         } catch (IOException e) {
-            throw new BenchFailure(1, "writing the results under " + OUTPUT_DIR.toAbsolutePath() + " failed: " + e.getMessage(), e);
+            throw new BenchFailure(1, "writing the results under " + outputDir.toAbsolutePath() + " failed: " + e.getMessage(), e);
         }
         out.println();
-        out.println("wrote " + OUTPUT_DIR.resolve("engine-vs-fio.md") + ", engine-vs-fio.csv, engine-vs-fio-rounds.csv, "
-                + "engine-vs-fio-batching.csv (fio's JSON reports: " + OUTPUT_DIR.resolve("fio-*.json") + ")");
+        out.println("wrote " + outputDir.resolve("engine-vs-fio.md") + ", engine-vs-fio.csv, engine-vs-fio-rounds.csv, "
+                + "engine-vs-fio-batching.csv" + (fioMissing == null ? " (fio's JSON reports: " + outputDir.resolve("fio-*.json") + ")"
+                : " (engine side only: no fio)"));
         return 0;
     }
 
@@ -219,7 +238,7 @@ public final class EngineVsFio {
             return options.dir();
         }
         List<String> refusals = new ArrayList<>();
-        for (Path candidate : List.of(OUTPUT_DIR, Path.of(System.getProperty("java.io.tmpdir")))) {
+        for (Path candidate : List.of(outputDir, Path.of(System.getProperty("java.io.tmpdir")))) {
             String refused = directIoRefusal(candidate);
             if (refused == null) {
                 return candidate;
@@ -330,17 +349,20 @@ public final class EngineVsFio {
 
     // ---- measuring -----------------------------------------------------------------------------
 
-    private List<Round> runCase(BenchCase benchCase, Path file, long fileBytes) throws BenchFailure {
+    private List<Round> runCase(BenchCase benchCase, Path file, long fileBytes, boolean withFio) throws BenchFailure {
         List<Round> rounds = new ArrayList<>();
         long arenaBytes = (long) benchCase.queueDepth() * benchCase.blockBytes();
         try (PinnedArena arena = PinnedArena.allocate(arenaBytes)) {
             TestFile.fillRandom(arena, SEED + benchCase.name().hashCode());
             for (int round = 1; round <= options.rounds(); round++) {
                 boolean engineFirst = round % 2 == 1;
-                Path json = OUTPUT_DIR.resolve("fio-" + benchCase.name() + "-r" + round + ".json");
+                Path json = outputDir.resolve("fio-" + benchCase.name() + "-r" + round + ".json");
                 EngineRun engine;
                 FioResult fioResult;
-                if (engineFirst) {
+                if (!withFio) {
+                    engine = runEngine(benchCase, file, fileBytes, arena, round);
+                    fioResult = null;
+                } else if (engineFirst) {
                     engine = runEngine(benchCase, file, fileBytes, arena, round);
                     fioResult = runFio(benchCase, file, fileBytes, json);
                 } else {
@@ -349,9 +371,14 @@ public final class EngineVsFio {
                 }
                 Round result = new Round(benchCase, round, engineFirst, engine.result, engine.counters, fioResult);
                 rounds.add(result);
-                out.printf(Locale.ROOT, "%-20s round %d/%d (%s first): engine %8.1f MiB/s (%.2f io_uring_enter/op)  fio %8.1f MiB/s  ratio %.3f%n",
-                        benchCase.name(), round, options.rounds(), engineFirst ? "engine" : "fio", engine.result.mibPerSecond(),
-                        result.engineEnterCallsPerOp(), fioResult.mibPerSecond(), result.ratio());
+                if (fioResult == null) {
+                    out.printf(Locale.ROOT, "%-20s round %d/%d: engine %8.1f MiB/s (%.2f io_uring_enter/op)%n",
+                            benchCase.name(), round, options.rounds(), engine.result.mibPerSecond(), result.engineEnterCallsPerOp());
+                } else {
+                    out.printf(Locale.ROOT, "%-20s round %d/%d (%s first): engine %8.1f MiB/s (%.2f io_uring_enter/op)  fio %8.1f MiB/s  ratio %.3f%n",
+                            benchCase.name(), round, options.rounds(), engineFirst ? "engine" : "fio", engine.result.mibPerSecond(),
+                            result.engineEnterCallsPerOp(), fioResult.mibPerSecond(), result.ratio());
+                }
             }
         }
         return rounds;
@@ -406,7 +433,16 @@ public final class EngineVsFio {
 
     // ---- reporting -----------------------------------------------------------------------------
 
-    private String headerLines(String fioVersion, IoUringProbe probe, Path file, String fixedStatus) {
+    private String headerLines(String fioVersion, String fioMissing, IoUringProbe probe, Path file, String fixedStatus) {
+        if (fioMissing != null) {
+            return String.format(Locale.ROOT, """
+                    Measured %s on kernel %s (%d CPUs), without fio (%s): the engine side alone. File %s, %d MiB, O_DIRECT.
+                    Engine: IoUringBackend, %d ring(s) x %d entries, %s; closed loop (each completion submits the next op).
+                    %d round(s) per case of %d s per run; the fio columns and ratios are empty (not measured).
+                    """, ZonedDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE), System.getProperty("os.version"),
+                    Runtime.getRuntime().availableProcessors(), fioMissing, file.toAbsolutePath(), options.sizeMib(),
+                    options.rings(), RING_ENTRIES, fixedStatus, options.rounds(), options.seconds());
+        }
         return String.format(Locale.ROOT, """
                 Measured %s on kernel %s (%d CPUs), %s. File %s, %d MiB, O_DIRECT on both sides.
                 Engine: IoUringBackend, %d ring(s) x %d entries, %s; closed loop (each completion submits the next op).
@@ -423,12 +459,15 @@ public final class EngineVsFio {
         md.append("| case | engine MiB/s (median) | fio MiB/s (median) | ratio engine/fio (median) | ratio min–max | engine io_uring_enter/op |\n");
         md.append("|---|---:|---:|---:|---:|---:|\n");
         for (CaseSummary s : summaries) {
-            md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.3f | %.3f–%.3f | %.2f |%n", s.benchCase().name(),
+            md.append(Double.isNaN(s.fioMibMedian())
+                    ? String.format(Locale.ROOT, "| %s | %.1f | – | – | – | %.2f |%n", s.benchCase().name(), s.engineMibMedian(),
+                    s.engineEnterPerOpMedian())
+                    : String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.3f | %.3f–%.3f | %.2f |%n", s.benchCase().name(),
                     s.engineMibMedian(), s.fioMibMedian(), s.ratioMedian(), s.ratioMin(), s.ratioMax(), s.engineEnterPerOpMedian()));
         }
         for (CaseSummary s : summaries) {
             if (s.benchCase().access() == BenchCase.Access.RANDOM_READ && s.benchCase().queueDepth() == 8
-                    && s.benchCase().blockBytes() == 128 << 10) {
+                    && s.benchCase().blockBytes() == 128 << 10 && !Double.isNaN(s.ratioMedian())) {
                 md.append(String.format(Locale.ROOT, "%nTarget (issue 3): median ratio >= 0.95 for 128 KiB random reads at QD 8: "
                         + "%.3f over %d round(s), %s.%n", s.ratioMedian(), s.rounds(), s.ratioMedian() >= 0.95 ? "met" : "NOT met"));
             }
@@ -470,7 +509,7 @@ public final class EngineVsFio {
             table.stringColumn("ratio_min").append(fixed(s.ratioMin(), 4));
             table.stringColumn("ratio_max").append(fixed(s.ratioMax(), 4));
             table.stringColumn("engine_enter_calls_per_op_median").append(fixed(s.engineEnterPerOpMedian(), 4));
-            table.stringColumn("ratios").append(BenchStats.join(s.ratios(), "%.4f"));
+            table.stringColumn("ratios").append(Double.isNaN(s.ratioMedian()) ? "" : BenchStats.join(s.ratios(), "%.4f"));
         }
         return csv(table);
     }
@@ -487,15 +526,21 @@ public final class EngineVsFio {
             table.intColumn("round").append(r.round());
             table.stringColumn("first").append(r.engineFirst() ? "engine" : "fio");
             table.stringColumn("engine_mib_s").append(fixed(r.engine().mibPerSecond(), 2));
-            table.stringColumn("fio_mib_s").append(fixed(r.fio().mibPerSecond(), 2));
+            table.stringColumn("fio_mib_s").append(fixed(r.fioMibPerSecond(), 2));
             table.stringColumn("ratio").append(fixed(r.ratio(), 4));
             table.longColumn("engine_ops").append(r.engine().ops());
             table.stringColumn("engine_seconds").append(fixed(r.engine().elapsedNs() / 1e9, 3));
             table.longColumn("engine_enter_calls").append(r.engineCounters().enterCalls());
             table.longColumn("engine_submit_enter_calls").append(r.engineCounters().submitEnterCalls());
-            table.longColumn("fio_io_bytes").append(r.fio().ioBytes());
-            table.longColumn("fio_runtime_ms").append(r.fio().runtimeMs());
-            table.stringColumn("fio_iops").append(fixed(r.fio().iops(), 1));
+            if (r.fio() == null) {
+                table.longColumn("fio_io_bytes").appendMissing();
+                table.longColumn("fio_runtime_ms").appendMissing();
+                table.stringColumn("fio_iops").append("");
+            } else {
+                table.longColumn("fio_io_bytes").append(r.fio().ioBytes());
+                table.longColumn("fio_runtime_ms").append(r.fio().runtimeMs());
+                table.stringColumn("fio_iops").append(fixed(r.fio().iops(), 1));
+            }
         }
         return csv(table);
     }
@@ -518,7 +563,11 @@ public final class EngineVsFio {
         return csv(table);
     }
 
+    /** A figure at a fixed precision; a figure not measured (NaN: no fio) is an empty cell. */
     private static String fixed(double value, int decimals) {
+        if (Double.isNaN(value)) {
+            return "";
+        }
         return String.format(Locale.ROOT, "%." + decimals + "f", value);
     }
 

@@ -83,8 +83,8 @@ public final class Fio {
         try {
             process = new ProcessBuilder(command).start();
         } catch (IOException e) {
-            throw new IOException("cannot run " + command.getFirst() + " (" + e.getMessage()
-                    + "); './tierlab bench engine' installs fio from Debian", e);
+            throw new IOException("cannot run " + command.getFirst() + " (" + e.getMessage().strip()
+                    + "; Debian: apt-get install -y fio)", e);
         }
         process.getOutputStream().close();
         // fio's output is small; read both streams on their own threads so neither pipe fills up.

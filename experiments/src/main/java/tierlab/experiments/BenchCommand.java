@@ -39,7 +39,10 @@ public final class BenchCommand implements Runnable {
         throw new ParameterException(spec.commandLine(), "name a benchmark: engine, pcie or live (or, through the launcher, model, sim or replay)");
     }
 
-    /** The engine against fio, interleaved round by round; the launcher installs fio first when it is missing. */
+    /**
+     * The engine against fio, interleaved round by round; the launcher installs fio first when it is
+     * missing and it can, and without fio the engine side runs alone.
+     */
     @Command(
             name = "engine",
             mixinStandardHelpOptions = true,

@@ -17,10 +17,13 @@ import tierlab.engine.IoUringBackend;
 import tierlab.engine.IoUringSettings;
 import tierlab.engine.PayloadPattern;
 import tierlab.engine.PinnedArena;
+import tierlab.engine.cuda.CudaApi;
+import tierlab.engine.cuda.CudaCopyPort;
 import tierlab.engine.live.DeviceMemory;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.OpSink;
 import tierlab.model.io.StoragePort;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
@@ -62,21 +65,34 @@ public final class HostCostBench {
     /** What was measured; every figure is in nanoseconds of one thread's time. */
     public record HostCosts(long submissionNs, long perOperationNs, double submissionFitR2, long copyCallNs,
                             double copyNsPerMiB, double copyFitR2, long engineStepNs, long engineSteps, String backend,
-                            double computeFillNsPerMiB) {
+                            double computeFillNsPerMiB, CopyPath copyPath) {
 
         /**
          * These costs as a profile's {@code host} section, submitted through as many rings as the
          * live runtime's io_uring engine has (its default settings), so the simulated io_uring_enter
-         * count folds submissions as the live engine does, and with the copies paid on the live
-         * runtime's per-direction stream threads, where it runs them, not on the model thread.
+         * count folds submissions as the live engine does. Host-buffer copies are paid on the live
+         * runtime's per-direction stream threads, where it runs them; CUDA copies are enqueued by the
+         * model thread itself (the copy engine moves the bytes), so their enqueue cost stays on it.
          */
         public HostProfile hostProfile() {
             return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs,
-                    IoUringSettings.defaults().ringCount(), true);
+                    IoUringSettings.defaults().ringCount(), copyPath != CopyPath.CUDA);
         }
     }
 
+    /** Which live copy path the copy terms were measured on. */
+    public enum CopyPath {
+        /** Host buffers: the model thread's memcpy and payload check ({@link DeviceMemory}). */
+        MEMCPY,
+        /** CUDA: the model thread only enqueues ({@link CudaCopyPort}); the copy engine moves the bytes. */
+        CUDA
+    }
+
     private static final int SMALL_READ_BYTES = 4096;
+    /** Lane counts of one copy call in the copy benchmarks: a line over them separates per call from per lane. */
+    private static final int[] COPY_LANES = {1, 2, 4, 8};
+    private static final int WARM_UP_CALLS = 5;
+    private static final int MIN_SAMPLES = 15;
     private static final int[] BATCH_SIZES = {1, 4, 16};
 
     private HostCostBench() {
@@ -88,11 +104,26 @@ public final class HostCostBench {
      * About {@code 3 × budgetMs} of wall time.
      */
     public static HostCosts measure(Path scratchDir, Geometry geometry, long budgetMs) throws IOException {
+        return measure(scratchDir, geometry, budgetMs, copyCosts(geometry, budgetMs), CopyPath.MEMCPY);
+    }
+
+    /**
+     * The same with the copy terms of the live CUDA path ({@link #cudaCopyCosts}): what a copy call
+     * costs the model thread when the copy engine, not the CPU, moves the bytes.
+     */
+    public static HostCosts measureWithCuda(Path scratchDir, Geometry geometry, long budgetMs, CudaApi api, int device,
+                                            boolean verify) throws IOException {
+        return measure(scratchDir, geometry, budgetMs, cudaCopyCosts(api, device, geometry, verify, budgetMs), CopyPath.CUDA);
+    }
+
+    private static HostCosts measure(Path scratchDir, Geometry geometry, long budgetMs, double[] copy, CopyPath path)
+            throws IOException {
         SubmissionFit submission = submissionCosts(scratchDir, budgetMs);
-        double[] copy = copyCosts(geometry, budgetMs);
         long[] step = engineStepCost(geometry, budgetMs);
+        // Host buffers fill computed blocks on the CPU; with CUDA that is a device-side write (verification only).
+        double fill = path == CopyPath.MEMCPY ? computeFillNsPerMiB(geometry, budgetMs / 4) : 0;
         return new HostCosts(submission.submissionNs(), submission.perOperationNs(), submission.rSquared(), Math.round(copy[0]),
-                copy[1], copy[2], step[0], step[1], "io_uring", computeFillNsPerMiB(geometry, budgetMs / 4));
+                copy[1], copy[2], step[0], step[1], "io_uring", fill, path);
     }
 
     // ---- submission: the ring thread's CPU per io_uring_enter and per operation ----------------
@@ -246,6 +277,91 @@ public final class HostCostBench {
         }
         double perByte = Math.max(0, line.getSlope());
         return new double[] {Math.max(0, line.getIntercept()), perByte * (1 << 20), line.getRSquare()};
+    }
+
+    /**
+     * {copyCallNs, copyNsPerMiB, r²} of the live CUDA path: the model thread's wall time in
+     * {@link CudaCopyPort#toGpu} (a load: one {@code cudaMemcpyAsync} per lane, with verification one
+     * more back to a scratch buffer, then a {@code cudaEventRecord}) and {@link CudaCopyPort#fromGpu}
+     * (a staging copy) for calls of 1–8 lanes of the geometry's lane size, from a registered arena as
+     * live mode's. Each call's completion is awaited outside the timed part, so only the enqueue is
+     * timed. The per-MiB term is then the per-lane enqueue cost at this lane size: the CPU copies no
+     * byte.
+     */
+    public static double[] cudaCopyCosts(CudaApi api, int device, Geometry geometry, boolean verify, long budgetMs) {
+        long lane = geometry.laneBytes();
+        int maxLanes = COPY_LANES[COPY_LANES.length - 1];
+        long arenaBytes = (maxLanes * lane + PinnedArena.ALIGNMENT_BYTES - 1) / PinnedArena.ALIGNMENT_BYTES * PinnedArena.ALIGNMENT_BYTES;
+        SimpleRegression line = new SimpleRegression(true);
+        AtomicLong completed = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        OpSink sink = (op, completion) -> {
+            if (!completion.succeeded()) {
+                failed.incrementAndGet();
+            }
+            completed.incrementAndGet();
+        };
+        try (PinnedArena arena = PinnedArena.allocate(arenaBytes, false);
+             CudaCopyPort port = new CudaCopyPort(api, device, arena, lane, 1, verify)) {
+            BlockKey[] keys = new BlockKey[maxLanes];
+            for (int i = 0; i < maxLanes; i++) {
+                keys[i] = BlockKey.fromTraceId(BlockKey.ROOT, i, (int) (lane >>> 10));
+                PayloadPattern.fill(arena.slice(i * lane, lane), keys[i], 0);
+            }
+            long ticket = 0;
+            long issued = 0;
+            for (int lanes : COPY_LANES) {
+                List<IoOp.GpuLoadSegment> segments = new ArrayList<>();
+                List<Long> gpuBlocks = new ArrayList<>();
+                List<IoOp.Content> expected = new ArrayList<>();
+                for (int i = 0; i < lanes; i++) {
+                    segments.add(new IoOp.GpuLoadSegment(i * lane, lane, i, new IoOp.Content(keys[i], 0)));
+                    gpuBlocks.add((long) i);
+                    expected.add(new IoOp.Content(keys[i], 0));
+                }
+                long budgetNs = budgetMs * 1_000_000L / COPY_LANES.length;
+                long[] samples = new long[4096];
+                int count = 0;
+                long startNs = System.nanoTime();
+                // The first calls of each size warm the path (and allocate device blocks) and are not sampled;
+                // at least MIN_SAMPLES calls are, however long they take.
+                for (int call = 0; count < samples.length
+                        && (call < WARM_UP_CALLS + MIN_SAMPLES || System.nanoTime() - startNs < budgetNs); call++) {
+                    long t0 = System.nanoTime();
+                    port.toGpu(new IoOp.CopyToGpu(ticket++, 1, segments), sink);
+                    long t1 = System.nanoTime();
+                    awaitCopies(completed, ++issued);
+                    long t2 = System.nanoTime();
+                    port.fromGpu(new IoOp.CopyFromGpu(ticket++, 1, 0, lane, 0, gpuBlocks, expected), sink);
+                    long t3 = System.nanoTime();
+                    awaitCopies(completed, ++issued);
+                    if (call >= WARM_UP_CALLS) {
+                        samples[count++] = t1 - t0;
+                        if (count < samples.length) {
+                            samples[count++] = t3 - t2;
+                        }
+                    }
+                }
+                line.addData(lanes * lane, median(Arrays.copyOf(samples, count)));
+            }
+            port.awaitVerification();
+            CudaCopyPort.Counters counters = port.counters();
+            if (failed.get() > 0 || counters.loadMismatches() + counters.stagingMismatches() > 0) {
+                throw new IllegalStateException("the CUDA copy benchmark's copies failed " + failed.get() + " times and "
+                        + (counters.loadMismatches() + counters.stagingMismatches()) + " payload checks did not match");
+            }
+        }
+        return new double[] {Math.max(0, line.getIntercept()), Math.max(0, line.getSlope()) * (1 << 20), line.getRSquare()};
+    }
+
+    private static void awaitCopies(AtomicLong completed, long issued) {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (completed.get() < issued) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the CUDA copy benchmark saw no completion for 30 s");
+            }
+            Thread.onSpinWait();
+        }
     }
 
     private static long median(long[] values) {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import tierlab.engine.IoUringBackend;
+import tierlab.engine.cuda.FakeCuda;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.testkit.TestDirectories;
 
@@ -21,6 +22,18 @@ class HostCostBenchTest {
         assertTrue(copy[0] >= 0 && Double.isFinite(copy[0]), "copy call ns " + copy[0]);
         long[] step = HostCostBench.engineStepCost(geometry, 300);
         assertTrue(step[0] > 0 && step[1] > 0, "engine step " + step[0] + " ns over " + step[1] + " steps");
+    }
+
+    @Test
+    void theCudaCaseTimesTheCopyPortsEnqueueWithEveryCopyVerified() {
+        // FakeCuda runs each copy at once in host memory: what is timed is the copy port's code path on
+        // the calling thread, which is what the model thread runs live.
+        FakeCuda fake = new FakeCuda(true);
+        double[] copy = HostCostBench.cudaCopyCosts(fake, 0, Geometry.qwen3_8b(), true, 300);
+        assertTrue(copy[0] + copy[1] > 0 && Double.isFinite(copy[0]) && Double.isFinite(copy[1]), "call " + copy[0]
+                + " ns, per MiB " + copy[1]);
+        assertTrue(copy[0] >= 0 && copy[1] >= 0);
+        assertTrue(fake.leaksNothing(), fake.leftovers());
     }
 
     @Test

@@ -128,11 +128,10 @@ public final class RunExecutor {
 
     /** Why a run that asks for CUDA cannot have it, or null when it can (or does not ask). */
     private String cudaRefusal(RunPoint point) {
-        if (!point.config().gpu().equals(RunConfig.GPU_CUDA) || cudaDevice().available()) {
-            return null;
+        String refusal = GpuCopyPath.refusal(point.config().gpu(), this::cudaDevice);
+        if (refusal != null) {
+            recordFacts(point, facts -> facts.withGpuCopies("none: " + refusal));
         }
-        String refusal = "live.gpu is cuda but there is no usable CUDA device: " + cudaDevice().description();
-        recordFacts(point, facts -> facts.withGpuCopies("none: " + refusal));
         return refusal;
     }
 
@@ -143,25 +142,10 @@ public final class RunExecutor {
      */
     private CudaCopyPort gpuPort(RunPoint point, PinnedArena arena, StoreSettings settings) {
         RunConfig config = point.config();
-        String side;
-        CudaCopyPort port = null;
-        if (config.gpu().equals(RunConfig.GPU_HOST)) {
-            side = RunFacts.HOST_BUFFERS + ": live.gpu is host";
-        } else {
-            CudaDevice device = cudaDevice();
-            if (device.available()) {
-                port = new CudaCopyPort(device.api().orElseThrow(), device.device(), arena,
-                        settings.geometry().laneBytes(), settings.geometry().tp(), config.verifyGpu());
-                side = "cuda: " + device.description() + "; " + port.pinning()
-                        + (config.verifyGpu() ? "; loads verified on the GPU side" : "; not verified (live.verify is false)");
-            } else {
-                side = RunFacts.HOST_BUFFERS + ": " + device.description();
-            }
-        }
-        String copies = side;
-        recordFacts(point, facts -> facts.withGpuCopies(copies));
-        System.err.println("tierlab: run " + point.index() + ": " + side);
-        return port;
+        GpuCopyPath.Opened opened = GpuCopyPath.open(config.gpu(), config.verifyGpu(), this::cudaDevice, arena, settings.geometry());
+        recordFacts(point, facts -> facts.withGpuCopies(opened.description()));
+        System.err.println("tierlab: run " + point.index() + ": " + opened.description());
+        return opened.port();
     }
 
     private L1MemoryBudget l1Budget() {

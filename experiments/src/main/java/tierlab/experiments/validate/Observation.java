@@ -23,10 +23,16 @@ import tierlab.sim.metrics.PassMetrics;
  *                     decisions beyond lookups, whose counts show where two runs took different paths
  * @param l2Timeline   {time from the run's start (ns), L2 bytes read so far, L2 bytes written so far}, counted
  *                     as their operations complete
+ * @param backend      the L2 storage backend (and for live runs whether L1 is mlocked)
+ * @param gpuCopies    how KV moved between L1 and the GPU: "cuda: DEVICE; ...", "host buffers: WHY", or the
+ *                     simulator's PCIe model
+ * @param loadedLanes  lanes copied to the GPU by loads over the whole run (the store's GPU load bytes /
+ *                     lane size); with verification every one of them is a payload check
  */
 record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, Long> ttftNsByRequest,
                    Map<Long, Decision> lookups, long lookupCalls, Map<String, Long> decisionKinds, List<long[]> l2Timeline, long wallNs, long realMatches,
-                   long realMismatches, String failure, String decisionHash, String backend) {
+                   long realMismatches, String failure, String decisionHash, String backend, String gpuCopies,
+                   long loadedLanes) {
 
     /** One request's lookup decision. */
     record Decision(long requestId, HitClass hitClass, int startBlock, int hitBlocks) {

@@ -24,7 +24,9 @@ final class ReportText {
         }
         md.append("Command: `").append(command).append("`\n\n");
         md.append("Host: ").append(hostLine).append("\n\n");
-        md.append("Each workload ran live ").append(file.repeats()).append(" time(s) (wall clock, io_uring on a real L2 file,")
+        // The runs made, which --repeats may have set instead of the file's repeats.
+        int runs = results.isEmpty() ? file.repeats() : results.getFirst().live().size();
+        md.append("Each workload ran live ").append(runs).append(" time(s) (wall clock, io_uring on a real L2 file,")
                 .append(" a real pinned L1, every load and staging copy checked against its payload) and once in the simulator")
                 .append(" on the fitted profile with the same seed (").append(file.seed()).append("). Relative error = (sim − live")
                 .append(" median) / live median; spread = (max − min) / median of the live runs. **Bold**: more than 10% off.\n\n");
@@ -33,19 +35,26 @@ final class ReportText {
             md.append("## ").append(result.name()).append("\n\n");
             for (Observation live : result.live()) {
                 md.append("- live run ").append(live.repeat() + 1).append(": ").append(fmt(live.wallNs() / 1e9)).append(" s, ")
-                        .append(live.backend()).append(", payload checks ").append(String.format(Locale.ROOT, "%,d", live.realMatches()))
-                        .append(" matched, ").append(live.realMismatches()).append(" mismatched")
+                        .append(live.backend()).append("; GPU copies ").append(live.gpuCopies()).append("; payload checks ")
+                        .append(String.format(Locale.ROOT, "%,d", live.realMatches())).append(" matched, ").append(live.realMismatches())
+                        .append(" mismatched; ").append(String.format(Locale.ROOT, "%,d", live.loadedLanes())).append(" lanes loaded")
                         .append(live.failure() == null ? "" : ", **failed: " + live.failure() + "**").append('\n');
             }
             md.append("- simulation: ").append(String.format(Locale.ROOT, "%.2f", result.sim().wallNs() / 1e9)).append(" s of wall time")
                     .append(result.sim().failure() == null ? "" : ", **failed: " + result.sim().failure() + "**").append('\n');
-            md.append("- not in the model (live-mode emulation, no GPU): the D2H stream writes each computed block's payload into"
-                    + " L1 when it stages it, measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB()))
-                    .append(" ns/MiB:");
-            for (var pass : result.sim().passes()) {
-                md.append(' ').append(pass.pass()).append(' ').append(String.format(Locale.ROOT, "%.2f s", result.fillSeconds(pass.pass())));
+            if (result.live().stream().anyMatch(live -> live.gpuCopies().startsWith("cuda"))) {
+                md.append("- the live runs copied through CUDA: with verification, the compute stream writes each computed"
+                        + " block's payload into device memory within the step's modelled time (a live-mode check, not a model"
+                        + " term)\n\n");
+            } else {
+                md.append("- not in the model (live-mode emulation, no GPU): the D2H stream writes each computed block's payload into"
+                        + " L1 when it stages it, measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB()))
+                        .append(" ns/MiB:");
+                for (var pass : result.sim().passes()) {
+                    md.append(' ').append(pass.pass()).append(' ').append(String.format(Locale.ROOT, "%.2f s", result.fillSeconds(pass.pass())));
+                }
+                md.append("\n\n");
             }
-            md.append("\n\n");
             md.append("| pass | metric | live median | live min – max | spread | sim | error |\n");
             md.append("|---|---|---:|---:|---:|---:|---:|\n");
             for (Comparison.Row row : result.rows()) {
@@ -126,9 +135,10 @@ final class ReportText {
         boolean simFaster = (metric.equals("promptTokensPerS") ? -row.relativeError() : row.relativeError()) < 0;
         return (simFaster
                 ? "the simulation is faster than live. Live pays costs the model does not contain: the hand-off of each"
-                + " completion from a ring thread to the model thread (a queue poll), the D2H stream's writing of each computed"
-                + " block's payload pattern into L1 at staging (there is no GPU to hold KV; this is live-mode emulation, not a"
-                + " model term), JVM pauses, and on a shared VM other processes' CPU."
+                + " completion from a ring thread to the model thread (a queue poll), the emulation's writing of each computed"
+                + " block's payload (with host buffers into L1 by the D2H stream at staging; with CUDA and verification into"
+                + " device memory by the compute stream; a live-mode check, not a model term), JVM pauses, and on a shared VM"
+                + " other processes' CPU."
                 : "the simulation is slower than live. The model charges more than live spends: the NVMe fit (a short grid"
                 + " of sizes and depths) over-predicts service time at this workload's transfer sizes and depths, or host"
                 + " costs measured one at a time overlap with device time in live.") + decisionNote + within;
@@ -140,6 +150,9 @@ final class ReportText {
             return "";
         }
         double fill = result.fillSeconds(row.pass());
+        if (fill <= 0) {
+            return "";
+        }
         return String.format(Locale.ROOT, " In this pass the payload writes alone took about %.2f s of the D2H stream thread"
                 + " (%.0f%% of the live median; the gap is %.2f s).", fill, 100 * fill / row.liveMedian(), row.liveMedian() - row.sim());
     }

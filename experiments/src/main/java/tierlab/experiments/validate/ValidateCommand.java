@@ -21,8 +21,12 @@ import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.AtomicOutputDirectory;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.ExitCleanup;
+import tierlab.engine.cuda.CudaDevice;
 import tierlab.experiments.run.ChartRenderer;
+import tierlab.experiments.run.GpuCopyPath;
+import tierlab.experiments.run.RunConfig;
 import tierlab.experiments.run.RunExecutor;
+import tierlab.experiments.run.RunFacts;
 import tierlab.sim.device.DeviceProfile;
 
 /**
@@ -58,6 +62,11 @@ public final class ValidateCommand implements Callable<Integer> {
     @Option(names = "--repeats", paramLabel = "N", description = "Live runs per workload [default: the file's 'repeats', 3].")
     private Integer repeats;
 
+    @Option(names = "--gpu", paramLabel = "auto|cuda|host",
+            description = "The live runs' GPU side (overrides the file's live.gpu): auto = CUDA where a device is usable,"
+                    + " else host buffers; cuda = refuse to run without one; host = host buffers.")
+    private String gpu;
+
     @Option(names = {"-q", "--quiet"}, description = "No progress output; only the summary at the end.")
     private boolean quiet;
 
@@ -65,6 +74,10 @@ public final class ValidateCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         if (repeats != null && (repeats < 1 || repeats > 100)) {
             throw new ParameterException(spec.commandLine(), "--repeats: must be from 1 to 100, was " + repeats);
+        }
+        if (gpu != null && !ValidationFile.Live.GPUS.contains(gpu)) {
+            throw new ParameterException(spec.commandLine(), "--gpu: unknown value '" + gpu + "' (known: "
+                    + String.join(", ", ValidationFile.Live.GPUS) + ")");
         }
         file = CallerPaths.resolve(file);
         out = CallerPaths.resolve(out);
@@ -81,9 +94,23 @@ public final class ValidateCommand implements Callable<Integer> {
         checked.workloads().keySet().forEach(name -> owned.addAll(ValidationReport.chartNames(name)));
         AtomicOutputDirectory.checkReplaceable(target, owned);
         PrintWriter stdout = spec.commandLine().getOut();
-        Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + checked.name() + ".validate-scratch");
+        // One scratch folder per process: two validations of files with the same name writing beside each
+        // other (out folders in one parent) must not delete each other's L2 and calibration files.
+        Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + checked.name() + ".validate-scratch-"
+                + ProcessHandle.current().pid());
         String command = "tierlab validate " + file.getFileName() + (profile != null ? " --profile " + profile : "")
-                + (repeats != null ? " --repeats " + repeats : "");
+                + (repeats != null ? " --repeats " + repeats : "") + (gpu != null ? " --gpu " + gpu : "");
+        ValidationFile.Live liveSettings = gpu == null ? checked.live() : new ValidationFile.Live(gpu, checked.live().verify());
+        WorkloadRunner.LiveGpu liveGpu = new WorkloadRunner.LiveGpu(liveSettings, new CudaProbe());
+        // A file (or --gpu) that asks for CUDA where there is none is refused before anything is measured.
+        String refusal = GpuCopyPath.refusal(liveSettings.gpu(), liveGpu.device());
+        if (refusal != null) {
+            throw new CommandException(file + ": " + refusal);
+        }
+        CudaDevice cuda = liveSettings.gpu().equals(RunConfig.GPU_HOST) ? null : liveGpu.device().get();
+        progress(stdout, "live GPU side: " + (cuda != null && cuda.available() ? "cuda: " + cuda.description()
+                + (liveSettings.verify() ? "; loads verified on the GPU side" : "; not verified (live.verify is false)")
+                : RunFacts.HOST_BUFFERS + ": " + (cuda == null ? "live.gpu is host" : cuda.description())));
         try (ExitCleanup.Registration cleanup = ExitCleanup.register(() -> deleteTree(scratch))) {
             Files.createDirectories(scratch);
             String calibrationText;
@@ -94,7 +121,7 @@ public final class ValidateCommand implements Callable<Integer> {
             } else {
                 HostCalibration.Result calibration = HostCalibration.run(checked.calibration(), scratch,
                         checked.workloads().values().iterator().next().config().workload().geometry(), checked.name() + "-host",
-                        line -> progress(stdout, line));
+                        cuda, liveSettings.verify(), line -> progress(stdout, line));
                 fitted = calibration.profile();
                 calibrationText = calibration.header(command) + "\n\n" + fitted.toYaml("");
             }
@@ -109,7 +136,7 @@ public final class ValidateCommand implements Callable<Integer> {
                 RunExecutor.Passes passes = generator.passes(workload.config());
                 List<Observation> live = new ArrayList<>();
                 for (int repeat = 0; repeat < runs; repeat++) {
-                    Observation observed = WorkloadRunner.live(workload.config(), passes, repeat, scratch);
+                    Observation observed = WorkloadRunner.live(workload.config(), passes, repeat, scratch, liveGpu);
                     progress(stdout, String.format(Locale.ROOT, "%s: live run %d of %d: %.2f s%s", workload.name(), repeat + 1, runs,
                             observed.wallNs() / 1e9, observed.failure() == null ? "" : " (failed: " + observed.failure() + ")"));
                     live.add(observed);
@@ -117,12 +144,15 @@ public final class ValidateCommand implements Callable<Integer> {
                 Observation sim = WorkloadRunner.simulate(workload.config(), passes);
                 progress(stdout, workload.name() + ": simulated" + (sim.failure() == null ? "" : " (failed: " + sim.failure() + ")"));
                 var geometry = workload.config().workload().geometry();
-                double fillNsPerMiB = HostCostBench.computeFillNsPerMiB(geometry, 200);
+                // With CUDA the device holds computed KV: there is no host-side fill to account for.
+                boolean cudaCopies = live.stream().anyMatch(o -> o.gpuCopies().startsWith("cuda"));
+                double fillNsPerMiB = cudaCopies ? 0 : HostCostBench.computeFillNsPerMiB(geometry, 200);
                 results.add(new ValidationReport.WorkloadResult(workload.name(), live, sim,
                         Comparison.rows(workload.name(), live, sim), Comparison.decisions(live, sim),
                         geometry.blockBytes() / geometry.blockTokens(), fillNsPerMiB));
             }
-            String host = HostDescription.describe(scratch, results.getFirst().live().getFirst().backend());
+            Observation first = results.getFirst().live().getFirst();
+            String host = HostDescription.describe(scratch, first.backend(), first.gpuCopies());
             List<String> chartFailures = new ArrayList<>();
             String profileYaml = Files.readString(profileFile);
             AtomicOutputDirectory.write(target, owned, folder -> {
@@ -139,6 +169,19 @@ public final class ValidateCommand implements Callable<Integer> {
             return results.stream().anyMatch(ValidationReport.WorkloadResult::failed) ? 1 : 0;
         } finally {
             deleteTree(scratch);
+        }
+    }
+
+    /** The CUDA device, probed once on first use (a file with live.gpu: host never probes). */
+    private static final class CudaProbe implements java.util.function.Supplier<CudaDevice> {
+        private CudaDevice device;
+
+        @Override
+        public synchronized CudaDevice get() {
+            if (device == null) {
+                device = CudaDevice.probe();
+            }
+            return device;
         }
     }
 
@@ -186,7 +229,7 @@ public final class ValidateCommand implements Callable<Integer> {
         try (var paths = Files.walk(folder)) {
             paths.sorted(java.util.Comparator.reverseOrder()).forEach(ValidationReport::deleteQuietly);
         } catch (IOException ignored) {
-            // Scratch only; the next run of the same file cleans it.
+            // Scratch only (under the output folder's parent, named by this process); nothing reads it again.
         }
     }
 }

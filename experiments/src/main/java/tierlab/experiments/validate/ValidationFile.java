@@ -38,16 +38,50 @@ import tierlab.experiments.run.RunConfig;
  *   pointMs: 200
  *   fileMiB: 1024
  *   hostCostMs: 1500
+ *   sustainedMs: 3000         # sequential writes, then reads, this long each (0: none)
+ *   sustainedMiB: 4096        # on a file this large
+ *   sustainedBlockKiB: 0      # at this size (0: the largest blockSizesKiB) and the deepest queue depth
+ * live:                      # optional: the live runs' GPU side, as in an experiment file
+ *   gpu: auto                # auto | cuda | host
+ *   verify: true             # with CUDA: every load checked on the GPU side
  * workloads:
  *   e1-like: {workload: {...}, store: {...}, scheduler: {...}}
  * </pre>
  */
 public record ValidationFile(Path file, String name, String description, int repeats, long seed, String profile,
-                             Calibration calibration, Map<String, Workload> workloads) {
+                             Calibration calibration, Live live, Map<String, Workload> workloads) {
+
+    /**
+     * The live runs' GPU side, as {@code live} in an experiment file means it: {@code gpu} is
+     * {@code auto} (CUDA where there is a usable device, else host buffers), {@code cuda} (refused
+     * where there is none) or {@code host}; {@code verify} has every load checked on the GPU side.
+     */
+    public record Live(String gpu, boolean verify) {
+        static final Live DEFAULTS = new Live(RunConfig.GPU_AUTO, true);
+        /** The values of {@code gpu}, in the order the error line lists them. */
+        public static final List<String> GPUS = List.of(RunConfig.GPU_AUTO, RunConfig.GPU_CUDA, RunConfig.GPU_HOST);
+    }
 
     /** The host calibration's grid and budget. */
-    public record Calibration(List<Integer> blockSizesKiB, List<Integer> queueDepths, int pointMs, int fileMiB, int hostCostMs) {
-        static final Calibration DEFAULTS = new Calibration(List.of(256, 1024, 2304), List.of(1, 4, 16), 200, 1024, 1500);
+    /**
+     * The host calibration's grid and budget, and the sustained measurement: {@code sustainedMs} of
+     * sequential writes, then of reads (0: none), at {@code sustainedBlockKiB} (0: the largest sweep
+     * size) and the deepest sweep depth, on a {@code sustainedMiB} file.
+     */
+    public record Calibration(List<Integer> blockSizesKiB, List<Integer> queueDepths, int pointMs, int fileMiB, int hostCostMs,
+                              int sustainedMs, int sustainedMiB, int sustainedBlockKiB) {
+        static final Calibration DEFAULTS = new Calibration(List.of(256, 1024, 2304), List.of(1, 4, 16), 200, 1024, 1500,
+                3000, 4096, 0);
+
+        /** Bytes per operation of the sustained measurement. */
+        public int sustainedBlockBytes() {
+            return (sustainedBlockKiB > 0 ? sustainedBlockKiB : blockSizesKiB.stream().mapToInt(Integer::intValue).max().orElseThrow()) << 10;
+        }
+
+        /** Queue depth of the sustained measurement: the sweep's deepest. */
+        public int sustainedQueueDepth() {
+            return queueDepths.stream().mapToInt(Integer::intValue).max().orElseThrow();
+        }
     }
 
     /** One workload: its name and its run configuration (resolved as a hybrid run: real L1/L2 limits, closed loops allowed). */
@@ -55,9 +89,10 @@ public record ValidationFile(Path file, String name, String description, int rep
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
     private static final List<String> TOP_FIELDS = List.of("name", "description", "repeats", "seed", "profile", "calibration",
-            "workloads");
+            "live", "workloads");
+    private static final List<String> LIVE_FIELDS = List.of("gpu", "verify");
     private static final List<String> CALIBRATION_FIELDS = List.of("blockSizesKiB", "queueDepths", "pointMs", "fileMiB",
-            "hostCostMs");
+            "hostCostMs", "sustainedMs", "sustainedMiB", "sustainedBlockKiB");
     /** What a workload may say: the experiment file's run fields, not its sweep, output or mode. */
     private static final List<String> WORKLOAD_FIELDS = List.of("workload", "store", "scheduler", "description");
 
@@ -86,6 +121,7 @@ public record ValidationFile(Path file, String name, String description, int rep
         long seed = number(file, root, "seed", 42, 0, Long.MAX_VALUE);
         String profile = root.has("profile") ? text(file, root, "profile", null) : null;
         Calibration calibration = calibration(file, root.get("calibration"));
+        Live live = live(file, root.get("live"));
         JsonNode workloadsNode = root.get("workloads");
         if (!(workloadsNode instanceof ObjectNode workloads) || workloads.isEmpty()) {
             throw new CommandException(file + ": workloads: give at least one workload, as a mapping NAME: {workload, store, scheduler}");
@@ -113,7 +149,7 @@ public record ValidationFile(Path file, String name, String description, int rep
             resolved.put(entry.getKey(), new Workload(entry.getKey(), config));
         }
         return new ValidationFile(file, name, root.has("description") ? root.get("description").asText() : "", repeats, seed,
-                profile, calibration, java.util.Collections.unmodifiableMap(resolved));
+                profile, calibration, live, java.util.Collections.unmodifiableMap(resolved));
     }
 
     /** The file's {@code profile}, resolved against its folder; null when the host is to be calibrated. */
@@ -157,20 +193,68 @@ public record ValidationFile(Path file, String name, String description, int rep
         }
     }
 
-    private static Calibration calibration(Path file, JsonNode node) {
+    /** A mapping section of the file with only {@code fields} in it, or null when it is absent. */
+    private static ObjectNode section(Path file, JsonNode node, String name, List<String> fields) {
         if (node == null || node.isNull()) {
-            return Calibration.DEFAULTS;
+            return null;
         }
         if (!(node instanceof ObjectNode section)) {
-            throw new CommandException(file + ": calibration: a mapping of " + String.join(", ", CALIBRATION_FIELDS));
+            throw new CommandException(file + ": " + name + ": a mapping of " + String.join(", ", fields));
         }
-        onlyKnown(file, "calibration.", section, CALIBRATION_FIELDS);
+        onlyKnown(file, name + ".", section, fields);
+        return section;
+    }
+
+    private static Calibration calibration(Path file, JsonNode node) {
+        ObjectNode section = section(file, node, "calibration", CALIBRATION_FIELDS);
+        if (section == null) {
+            return Calibration.DEFAULTS;
+        }
         Calibration d = Calibration.DEFAULTS;
-        return new Calibration(ints(file, section, "blockSizesKiB", d.blockSizesKiB(), 4, 64 * 1024),
+        List<Integer> sizes = ints(file, section, "blockSizesKiB", d.blockSizesKiB(), 4, 64 * 1024);
+        for (int size : sizes) {
+            if (size % 4 != 0) {
+                // The sweep runs O_DIRECT: every transfer is whole 4 KiB pages.
+                throw new CommandException(file + ": calibration.blockSizesKiB: " + size + " is not a multiple of 4");
+            }
+        }
+        int sustainedMiB = (int) number(file, section, "sustainedMiB", d.sustainedMiB(), 16, 64 * 1024);
+        int sustainedBlockKiB = (int) number(file, section, "sustainedBlockKiB", d.sustainedBlockKiB(), 0, 64 * 1024);
+        if (sustainedBlockKiB % 4 != 0 || (long) sustainedBlockKiB > (long) sustainedMiB << 10) {
+            throw new CommandException(file + ": calibration.sustainedBlockKiB: must be a multiple of 4 (0: the largest of"
+                    + " blockSizesKiB) no larger than sustainedMiB, was " + sustainedBlockKiB);
+        }
+        return new Calibration(sizes,
                 ints(file, section, "queueDepths", d.queueDepths(), 1, 256),
                 (int) number(file, section, "pointMs", d.pointMs(), 10, 10_000),
                 (int) number(file, section, "fileMiB", d.fileMiB(), 16, 16 * 1024),
-                (int) number(file, section, "hostCostMs", d.hostCostMs(), 100, 60_000));
+                (int) number(file, section, "hostCostMs", d.hostCostMs(), 100, 60_000),
+                (int) number(file, section, "sustainedMs", d.sustainedMs(), 0, 60_000),
+                sustainedMiB, sustainedBlockKiB);
+    }
+
+    private static Live live(Path file, JsonNode node) {
+        ObjectNode section = section(file, node, "live", LIVE_FIELDS);
+        if (section == null) {
+            return Live.DEFAULTS;
+        }
+        String gpu = Live.DEFAULTS.gpu();
+        JsonNode gpuNode = section.get("gpu");
+        if (gpuNode != null && !gpuNode.isNull()) {
+            if (!gpuNode.isTextual() || !Live.GPUS.contains(gpuNode.asText())) {
+                throw new CommandException(file + ": live.gpu: unknown value " + gpuNode + " (known: " + String.join(", ", Live.GPUS) + ")");
+            }
+            gpu = gpuNode.asText();
+        }
+        boolean verify = Live.DEFAULTS.verify();
+        JsonNode verifyNode = section.get("verify");
+        if (verifyNode != null && !verifyNode.isNull()) {
+            if (!verifyNode.isBoolean()) {
+                throw new CommandException(file + ": live.verify: must be true or false, was " + verifyNode);
+            }
+            verify = verifyNode.asBoolean();
+        }
+        return new Live(gpu, verify);
     }
 
     private static void onlyKnown(Path file, String prefix, ObjectNode node, List<String> known) {

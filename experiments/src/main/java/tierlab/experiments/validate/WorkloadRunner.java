@@ -10,10 +10,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
+import tierlab.engine.cuda.CudaDevice;
 import tierlab.engine.live.LiveRuntime;
 import tierlab.experiments.CommandException;
+import tierlab.experiments.run.GpuCopyPath;
 import tierlab.experiments.run.RunConfig;
 import tierlab.experiments.run.RunExecutor;
 import tierlab.model.io.ComputeTiming;
@@ -22,6 +25,7 @@ import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
+import tierlab.model.store.StoreCounter;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
@@ -85,40 +89,66 @@ final class WorkloadRunner {
         }
         return new Observation("sim", 0, metrics, ttft, recorder.lookups,
                 recorder.lookupCalls, recorder.kinds, recorder.timeline, System.nanoTime() - startNs, runtime.ledger().loadMatches(),
-                runtime.ledger().mismatches(), failure, HexFormat.of().toHexDigits(trace.hash()), runtime.storage().name());
+                runtime.ledger().mismatches(), failure, HexFormat.of().toHexDigits(trace.hash()), runtime.storage().name(),
+                "the simulator's PCIe model", store.counter(StoreCounter.GPU_LOAD_BYTES) / config.store().geometry().laneBytes());
     }
 
-    static Observation live(RunConfig config, RunExecutor.Passes passes, int repeat, Path scratch) {
+    /**
+     * The live runs' GPU side: {@code live.gpu} and {@code live.verify} from the validation file, and
+     * the CUDA device (probed once per command, only when asked for).
+     */
+    record LiveGpu(ValidationFile.Live settings, Supplier<CudaDevice> device) {
+        /** Host buffers whatever the host has: the tests' and a GPU-less host's choice. */
+        static LiveGpu hostBuffers() {
+            return new LiveGpu(new ValidationFile.Live(RunConfig.GPU_HOST, true), () -> {
+                throw new IllegalStateException("live.gpu is host: no CUDA device is probed");
+            });
+        }
+    }
+
+    static Observation live(RunConfig config, RunExecutor.Passes passes, int repeat, Path scratch, LiveGpu gpu) {
         Observation.Recorder recorder = new Observation.Recorder();
         DecisionTrace trace = new DecisionTrace(0, recorder);
         TieredStore store = new TieredStore(config.store(), trace);
         ServingEngine engine = ServingEngines.create(config.scheduler(), store, trace);
-        GpuProfile gpu = config.device().gpu();
-        ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
-                gpu.decodeNsPerSequence());
+        GpuProfile compute = config.device().gpu();
+        ComputeTiming timing = new ComputeTiming(compute.stepOverheadNs(), compute.prefillNsPerToken(),
+                compute.attentionNsPerTokenPair(), compute.decodeNsPerSequence());
         List<PassMetrics> metrics = new ArrayList<>();
         Map<Long, Long> ttft = new LinkedHashMap<>();
         String failure = null;
         String backend = "not opened";
+        String gpuCopies = "not opened";
+        long loadedLanes = 0;
         long offsetNs = 0;
         long matches = 0;
         long mismatches = 0;
         Path l2 = scratch.resolve("validate-l2-" + ProcessHandle.current().pid() + ".bin");
         try {
             Files.createDirectories(scratch);
+            String refusal = GpuCopyPath.refusal(gpu.settings().gpu(), gpu.device());
+            if (refusal != null) {
+                throw new IllegalStateException(refusal);
+            }
             try (PinnedArena arena = PinnedArena.allocate(config.store().l1CapacityBytes(), true);
+                 // Closed after the runtime and the storage port: it waits for copies in flight, then unregisters L1.
+                 GpuCopyPath.Opened gpuSide = GpuCopyPath.open(gpu.settings().gpu(), gpu.settings().verify(), gpu.device(), arena,
+                         config.store().geometry());
                  StoragePort port = StoragePorts.open(l2, arena, config.store().l2CapacityBytes());
-                 LiveRuntime runtime = new LiveRuntime(engine, port, arena, timing, LIVE_STALL_TIMEOUT_NS)) {
+                 LiveRuntime runtime = new LiveRuntime(engine, port, arena, timing, LIVE_STALL_TIMEOUT_NS, gpuSide.port())) {
                 backend = port.name() + (arena.lockStatus().locked() ? ", L1 mlocked" : ", L1 not mlocked: "
                         + arena.lockStatus().reason());
+                gpuCopies = gpuSide.description();
                 recorder.attach(store, runtime::nowNs);
                 for (int index = 0; index < passes.names().size(); index++) {
                     List<RequestSpec> requests = shifted(passes.requests().get(index), 0);
                     CounterSnapshot start = CounterSnapshot.of(engine, offsetNs, StoragePorts.submissions(port), matches, mismatches, 0);
                     recorder.offset(offsetNs);
                     LiveRuntime.Report report = runtime.run(requests, passes.clientConcurrency());
-                    matches += report.loadMatches();
-                    mismatches += report.mismatches();
+                    // A report carries the runtime's totals since it opened (its device memory or CUDA
+                    // port counts across passes), not the pass's own: the pass's share is end - start.
+                    matches = report.loadMatches();
+                    mismatches = report.mismatches();
                     offsetNs += report.wallNs();
                     recorder.offset(0);
                     recorder.point(offsetNs);
@@ -131,6 +161,7 @@ final class WorkloadRunner {
                 if (failure == null) {
                     store.checkInvariants();
                 }
+                loadedLanes = store.counter(StoreCounter.GPU_LOAD_BYTES) / config.store().geometry().laneBytes();
             }
         } catch (IOException | RuntimeException e) {
             failure = CommandException.describe(e);
@@ -145,7 +176,7 @@ final class WorkloadRunner {
             failure = mismatches + " loads or staging copies did not hold their key's bytes";
         }
         return new Observation("live", repeat, metrics, ttft, recorder.lookups, recorder.lookupCalls, recorder.kinds, recorder.timeline, offsetNs,
-                matches, mismatches, failure, HexFormat.of().toHexDigits(trace.hash()), backend);
+                matches, mismatches, failure, HexFormat.of().toHexDigits(trace.hash()), backend, gpuCopies, loadedLanes);
     }
 
     /** Adds a finished pass's metrics and TTFTs; returns a failure when not every request finished. */

@@ -70,6 +70,6 @@ class ComparisonTest {
 
     private static Observation observation(String mode, Map<Long, Long> ttft, Map<Long, Observation.Decision> lookups) {
         return new Observation(mode, 0, List.of(), new LinkedHashMap<>(ttft), lookups, lookups.size(), Map.of(), List.of(), 0, 0, 0,
-                null, "0", "test");
+                null, "0", "test", "host buffers: test", 0);
     }
 }

@@ -28,17 +28,18 @@ import tierlab.sim.device.DeviceProfile;
  */
 class ValidateCommandTest {
 
-    private static final String WORKLOADS = """
-            workloads:
-              prefill:
-                workload: {type: long-prefill, model: tiny, prompts: 6, promptTokens: 256}
-                store: {l1CapacityGiB: 0.001, l2CapacityGiB: 0.01}
-                scheduler: {concurrency: 4, gpuKvBlocks: 256, prefetchMaxRequests: 0}
-              closed-loop:
-                workload: {type: long-prefill, model: tiny, prompts: 6, promptTokens: 256, clientConcurrency: 2}
-                store: {l1CapacityGiB: 0.001, l2CapacityGiB: 0.01}
-                scheduler: {concurrency: 2, gpuKvBlocks: 256, prefetchMaxRequests: 2}
-            """;
+    /** The catalogue's small variant (experiments/catalog/validation-small.yaml): its workloads, from "workloads:" on. */
+    private static final Path SMALL = Path.of("catalog", "validation-small.yaml");
+    private static final String WORKLOADS = workloads();
+
+    private static String workloads() {
+        try {
+            String text = Files.readString(SMALL);
+            return text.substring(text.indexOf("\nworkloads:") + 1);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     @AfterEach
     void restoreCharts() {
@@ -57,10 +58,9 @@ class ValidateCommandTest {
     @Test
     void everyMetricIsProducedAndTheDecisionsAreCompared() throws IOException {
         Assumptions.assumeTrue(IoUringBackend.probe().available(), () -> "io_uring unavailable: " + IoUringBackend.probe().cause());
-        Path dir = fixture("metrics");
-        Path out = dir.resolve("out");
-        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", dir.resolve("small.yaml").toString(), "--out",
-                out.toString(), "-q");
+        // The catalogue's file itself, as dist-check runs it from the archive (its profile is the reference host's).
+        Path out = TestDirectories.underTarget("validate-metrics").resolve("out");
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", SMALL.toString(), "--out", out.toString(), "-q");
         assertEquals(0, run.exitCode(), run.out() + run.err());
         List<String> csv = Files.readAllLines(out.resolve(ValidationReport.CSV));
         assertEquals("workload,pass,metric,unit,liveMedian,liveMin,liveMax,liveSpread,sim,relativeError", csv.getFirst());
