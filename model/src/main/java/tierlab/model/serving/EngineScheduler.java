@@ -52,7 +52,7 @@ public final class EngineScheduler implements ServingEngine {
     private final GpuBlockPool gpuBlocks;
     private final String kind;
     private final List<RequestOutcome> finished = new ArrayList<>();
-    private final ArrayDeque<IoOp> ownOps = new ArrayDeque<>();
+    private final List<IoOp> ownOps = new ArrayList<>();
 
     private StepPhase stepPhase = StepPhase.IDLE;
     /**
@@ -146,17 +146,9 @@ public final class EngineScheduler implements ServingEngine {
 
     /** Operations to perform: the store's and the engine's compute steps. */
     public List<IoOp> drainOps() {
-        List<IoOp> storeOps = store.drainOps();
-        if (ownOps.isEmpty()) {
-            // Asked after every event: the store's list (fresh, or the shared empty one) serves as it is.
-            return storeOps;
-        }
-        List<IoOp> ops = new ArrayList<>(storeOps.size() + ownOps.size());
-        ops.addAll(storeOps);
-        ops.addAll(ownOps);
-        ownOps.clear();
-        return ops;
+        return EngineRequests.drain(store.drainOps(), ownOps);
     }
+
 
     // ------------------------------------------------------------------------------------------
 
@@ -462,39 +454,16 @@ public final class EngineScheduler implements ServingEngine {
         if (stepPhase != StepPhase.LOADING || !stepLoads.isEmpty()) {
             return;
         }
-        List<IoOp.ComputeItem> items = new ArrayList<>(running.size());
-        long budget = settings.maxBatchedTokens();
         // Decode first: one token each, growing the KV by a block when needed (preempting if none is free).
-        for (EngineRequest request : new ArrayList<>(running)) {
-            if (request.computedTokens < request.spec.promptTokens() || request.phase != EngineRequest.Phase.RUNNING
-                    || request.outputDone >= request.spec.outputTokens() || budget == 0) {
-                continue;
-            }
-            long kvTokens = request.spec.promptTokens() + request.outputDone;
-            if (kvTokens + 1 > (long) request.gpuBlocks.size() * blockTokens && !growOrPreempt(request, nowNs)) {
-                continue;
-            }
-            items.add(new IoOp.ComputeItem(request.spec.requestId(), 1, kvTokens, List.of()));
-            budget--;
-        }
-        for (EngineRequest request : running) {
-            if (budget == 0) {
-                break;
-            }
-            if (request.phase != EngineRequest.Phase.RUNNING || request.needsLoad || request.computedTokens >= request.spec.promptTokens()) {
-                continue;
-            }
-            long chunk = Math.min(budget, request.spec.promptTokens() - request.computedTokens);
-            items.add(request.prefillItem(chunk, blockTokens));
-            budget -= chunk;
-        }
+        List<IoOp.ComputeItem> items = EngineRequests.stepItems(running, settings.maxBatchedTokens(), blockTokens,
+                request -> growOrPreempt(request, nowNs));
         if (items.isEmpty()) {
             stepPhase = StepPhase.IDLE;
             return;
         }
         computeTicket = store.newTicket();
         currentCompute = new IoOp.Compute(computeTicket, stepIndex++, items);
-        ownOps.addLast(currentCompute);
+        ownOps.add(currentCompute);
         stepPhase = StepPhase.COMPUTING;
         trace.record("step", currentCompute.stepIndex(), items.size(), currentCompute.newTokens());
     }
