@@ -16,8 +16,9 @@ import java.util.Arrays;
  * which is what a layer-wise kernel launched right after its copies does. No decision of the model
  * depends on G, only the step's completion time.
  *
- * <p>Times are whatever clock the ports run on (virtual in sim, {@code System.nanoTime} live); this class
- * reads none. Not thread-safe: a live runtime's copy stream and compute port share it under a lock.
+ * <p>Times are whatever clock the ports run on (virtual in sim, the live runtime's wall clock in live mode),
+ * handed in as values; this class reads no clock. Not safe for concurrent use on its own: a live runtime's
+ * copy stream and compute port share it under a lock.
  */
 public final class LayerGroupLoads {
     private final int groups;

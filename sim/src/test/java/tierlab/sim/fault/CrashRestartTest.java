@@ -54,14 +54,7 @@ class CrashRestartTest {
         assertEquals(1, runtime.crashes());
         assertEquals(engine, runtime.scheduler().kind(), "the restarted engine is the crashed one's kind");
         assertTrue(runtime.scheduler() != scheduler, "a new engine process after the restart");
-        Set<Long> served = new TreeSet<>();
-        for (RequestOutcome outcome : runtime.finishedBeforeCrashes()) {
-            served.add(outcome.requestId());
-        }
-        for (RequestOutcome outcome : runtime.scheduler().finished()) {
-            served.add(outcome.requestId());
-        }
-        assertEquals(ids, served, "every request is served, before the crash or after the restart");
+        assertEquals(ids, CrashRestartTest.served(runtime), "every request is served, before the crash or after the restart");
         assertEquals(0, runtime.ledger().mismatches(), "nothing stale after recovery: " + runtime.ledger().mismatchExamples());
         assertTrue(runtime.store().leftovers().isEmpty(), runtime.store().leftovers().toString());
         assertTrue(runtime.store().counter(StoreCounter.L2_KEYS_LOST) > 0,
@@ -73,5 +66,17 @@ class CrashRestartTest {
         List<BlockKey> chain = BlockChains.ofPrompt(family.hashCode() * 1000L + prompt, 10 + prompt % 5);
         runtime.submit(new RequestSpec(id, arrivalNs, chain.size() * 16L + 5, 1, chain));
         return id;
+    }
+
+    /** Every request id served, before the crash or by the restarted engine. */
+    static Set<Long> served(SimRuntime runtime) {
+        Set<Long> served = new TreeSet<>();
+        for (RequestOutcome outcome : runtime.finishedBeforeCrashes()) {
+            served.add(outcome.requestId());
+        }
+        for (RequestOutcome outcome : runtime.scheduler().finished()) {
+            served.add(outcome.requestId());
+        }
+        return served;
     }
 }

@@ -9,7 +9,6 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.L2WritePolicy;
@@ -60,14 +59,7 @@ class CrashRestartWriteBackTest {
         assertEquals(1, runtime.crashes());
         assertTrue(dirtyAtCrash[0] > 0, "L1 held dirty blocks when the process crashed");
         assertTrue(flushedBeforeCrash[0] > 0, "and L1 had written some back before");
-        Set<Long> served = new TreeSet<>();
-        for (RequestOutcome outcome : runtime.finishedBeforeCrashes()) {
-            served.add(outcome.requestId());
-        }
-        for (RequestOutcome outcome : runtime.scheduler().finished()) {
-            served.add(outcome.requestId());
-        }
-        assertEquals(ids, served, "every request is served, before the crash or after the restart");
+        assertEquals(ids, CrashRestartTest.served(runtime), "every request is served, before the crash or after the restart");
         assertEquals(0, runtime.ledger().mismatches(), "nothing stale or unwritten served: " + runtime.ledger().mismatchExamples());
         assertEquals(0, runtime.store().l2Disagreements(runtime.ledger()),
                 "every key of the store holds its bytes: on L2 when written, in L1 when still dirty");
