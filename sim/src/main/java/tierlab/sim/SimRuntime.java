@@ -384,6 +384,7 @@ public final class SimRuntime implements CompletionTimeline {
             driver.watchdog().checkInvariants();
             hostThread.checkInvariants();
             storage.submitter().checkInvariants();
+            storage.device().checkInvariants();
         }
     }
 

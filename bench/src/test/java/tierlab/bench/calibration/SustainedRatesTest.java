@@ -50,5 +50,24 @@ class SustainedRatesTest {
         assertEquals(4, rates.queueDepth());
         assertTrue(rates.describe().contains("1024 KiB × queue depth 4 on a 16 MiB file"), rates.describe());
         assertFalse(Files.exists(file));
+        // The first writes into a fresh preallocated file were measured (or said why not), and that file is gone too.
+        assertTrue(rates.freshWriteBytesPerSecond() > 0 || rates.freshNote().startsWith("first writes not measured"), rates.toString());
+        assertTrue(rates.describe().contains("first writes"), rates.describe());
+        assertFalse(Files.exists(file.resolveSibling(file.getFileName() + ".fresh")));
+    }
+
+    @Test
+    void slowerFirstWritesBecomeTheFirstWriteCeilingAndFasterOnesAreIgnored() {
+        // This VM's case (docs/validation.md): overwrites 2.85 GB/s, first writes into fallocated extents 1.79 GB/s.
+        NvmeProfile capped = SustainedRates.cap(SWEPT, rates(2.5e9, 2.85e9).withFresh(1.79e9, "measured"));
+        assertEquals(2.85e9, capped.maxWriteBytesPerSecond());
+        assertEquals(1.79e9, capped.maxFreshWriteBytesPerSecond());
+        // First writes as fast as (or faster than) the write ceiling: no distinction.
+        assertEquals(0, SustainedRates.cap(SWEPT, rates(2.5e9, 2.85e9).withFresh(3.0e9, "measured")).maxFreshWriteBytesPerSecond());
+        // Not measured: no distinction.
+        assertEquals(0, SustainedRates.cap(SWEPT, rates(2.5e9, 2.85e9)).maxFreshWriteBytesPerSecond());
+        // Against an open write ceiling any measured first-write rate is a ceiling.
+        assertEquals(1.79e9, SustainedRates.cap(SWEPT.withCeilings(0, 0), rates(0, 0).withFresh(1.79e9, "m"))
+                .maxFreshWriteBytesPerSecond());
     }
 }

@@ -64,8 +64,13 @@ final class HostCalibration {
                     hostCosts.computeFillNsPerMiB());
             String sustained = ceilings.sustained() == null ? "Ceilings: the sweep fit's (no sustained measurement: calibration.sustainedMs is 0)."
                     : String.format(Locale.ROOT, "Ceilings: %s. The sweep fit's ceilings were read %,.0f and write %,.0f B/s; the model"
-                    + " takes the lower of each (a measurement of the drive, not fitted to any validation workload).",
-                    ceilings.sustained().describe(), ceilings.sweptRead(), ceilings.sweptWrite());
+                    + " takes the lower of each (a measurement of the drive, not fitted to any validation workload). %s",
+                    ceilings.sustained().describe(), ceilings.sweptRead(), ceilings.sweptWrite(),
+                    nvme.maxFreshWriteBytesPerSecond() > 0
+                            ? String.format(Locale.ROOT, "First-write ceiling: %,.0f B/s for the bytes of a write that land on L2"
+                            + " blocks no write of the run has touched (a live run's L2 file is fresh and preallocated).",
+                            nvme.maxFreshWriteBytesPerSecond())
+                            : "No first-write ceiling: first writes into the L2 file are charged as any write.");
             String link = cuda ? "PCIe: " + pcie.how() + "." : "PCIe: none on this host's live path (host buffers: the copy is the memcpy above).";
             return String.format(Locale.ROOT, """
                     Fitted by `%s` on this host (%.0f s): the NVMe model to the live engine's sweep (%d points,
@@ -126,7 +131,7 @@ final class HostCalibration {
         SustainedRates.Rates sustained = null;
         if (settings.sustainedMs() > 0) {
             progress.accept(String.format(Locale.ROOT, "calibrating: sustained sequential writes and reads, %,d ms each at %d KiB x %d on a"
-                    + " %,d MiB file", settings.sustainedMs(), settings.sustainedBlockBytes() >> 10, settings.sustainedQueueDepth(),
+                    + " %,d MiB file, then first writes into a fresh preallocated file", settings.sustainedMs(), settings.sustainedBlockBytes() >> 10, settings.sustainedQueueDepth(),
                     settings.sustainedMiB()));
             sustained = SustainedRates.measure(scratch.resolve("validate-sustained-" + ProcessHandle.current().pid() + ".bin"),
                     (long) settings.sustainedMiB() << 20, settings.sustainedBlockBytes(), settings.sustainedQueueDepth(),

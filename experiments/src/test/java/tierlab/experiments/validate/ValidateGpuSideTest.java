@@ -121,7 +121,8 @@ class ValidateGpuSideTest {
                 "io_uring", new HostCalibration.Pcie(HostCalibration.NO_LINK, "none (host buffers)"),
                 new HostCalibration.Ceilings(2.16e9, 3.1e9, sustained), 60).header("tierlab validate v.yaml");
         assertTrue(header.contains("Ceilings: sustained sequential rates over 3,000 ms each at 2304 KiB × queue depth 16 on a"
-                + " 4,096 MiB file (io_uring): writes 2,200,000,000 B/s, reads 2,500,000,000 B/s."), header);
+                + " 4,096 MiB file (io_uring): writes 2,200,000,000 B/s, reads 2,500,000,000 B/s; first writes not measured."), header);
+        assertTrue(header.contains("No first-write ceiling: first writes into the L2 file are charged as any write."), header);
         assertTrue(header.contains("The sweep fit's ceilings were read 2,160,000,000 and write 3,100,000,000 B/s"), header);
         assertTrue(header.contains("not fitted to any validation workload"), header);
     }

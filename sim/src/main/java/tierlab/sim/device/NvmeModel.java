@@ -15,6 +15,11 @@ import org.apache.commons.math3.random.Well19937c;
  * transfer are done. One command alone on an idle device then takes {@code max(service, bytes /
  * ceiling)}; a deep queue of large commands moves at most the ceiling. Without a ceiling nothing
  * of this runs and the model is the plain channel queue.
+ *
+ * <p>With a first-write ceiling ({@link NvmeProfile#maxFreshWriteBytesPerSecond()}), the bytes of a
+ * write that land on blocks of the L2 file no earlier write of the run touched cross the write link
+ * at that lower rate, the others at the write ceiling: a preallocated file's unwritten extents cost
+ * the file system a conversion per write, which the device-wide rate shows and a channel does not.
  */
 public final class NvmeModel implements StorageDevice {
     private final NvmeProfile profile;
@@ -29,6 +34,9 @@ public final class NvmeModel implements StorageDevice {
     /** When the read and write links finish their last transfer (unused without ceilings). */
     private long readLinkFreeAtNs;
     private long writeLinkFreeAtNs;
+    /** The L2 ranges written so far; null unless the profile has a first-write ceiling. */
+    private final WrittenExtents written;
+    private long freshWriteBytes;
     private long readOps;
     private long writeOps;
     private long readBytes;
@@ -39,6 +47,7 @@ public final class NvmeModel implements StorageDevice {
     public NvmeModel(NvmeProfile profile, long seed) {
         this.profile = profile;
         this.serverFreeAtNs = new long[profile.parallelism()];
+        this.written = profile.maxFreshWriteBytesPerSecond() > 0 ? new WrittenExtents() : null;
         boolean jitter = profile.latencyJitter().equals("exponential");
         this.readJitter = jitter && profile.readBaseLatencyNs() > 0
                 ? new ExponentialDistribution(new Well19937c(seed), profile.readBaseLatencyNs()) : null;
@@ -63,15 +72,31 @@ public final class NvmeModel implements StorageDevice {
     /** A command arriving at {@code arrivalNs}: returns when it completes. */
     @Override
     public long submit(boolean read, long bytes, long arrivalNs) {
+        return schedule(read, bytes, arrivalNs, 0);
+    }
+
+    /** A command at L2 offset {@code offsetBytes}: first writes there cost the first-write ceiling. */
+    @Override
+    public long submit(boolean read, long offsetBytes, long bytes, long arrivalNs) {
+        long fresh = 0;
+        if (!read && written != null) {
+            fresh = written.untouchedBytes(offsetBytes, bytes);
+            written.markWritten(offsetBytes, bytes);
+            freshWriteBytes += fresh;
+        }
+        return schedule(read, bytes, arrivalNs, fresh);
+    }
+
+    private long schedule(boolean read, long bytes, long arrivalNs, long freshBytes) {
         long freeAt = serverFreeAtNs[0];
         long startNs = Math.max(arrivalNs, freeAt);
         long service = serviceNs(read, bytes);
         long doneNs = startNs + service;
         replaceEarliestChannel(doneNs);
         double ceiling = read ? profile.maxReadBytesPerSecond() : profile.maxWriteBytesPerSecond();
-        if (ceiling > 0) {
+        if (ceiling > 0 || freshBytes > 0) {
             long linkStartNs = Math.max(arrivalNs, read ? readLinkFreeAtNs : writeLinkFreeAtNs);
-            long linkDoneNs = linkStartNs + (long) Math.ceil(bytes * 1e9 / ceiling);
+            long linkDoneNs = linkStartNs + linkNs(bytes - freshBytes, ceiling) + linkNs(freshBytes, profile.maxFreshWriteBytesPerSecond());
             if (read) {
                 readLinkFreeAtNs = linkDoneNs;
             } else {
@@ -89,6 +114,10 @@ public final class NvmeModel implements StorageDevice {
             writeBytes += bytes;
         }
         return doneNs;
+    }
+
+    private static long linkNs(long bytes, double bytesPerSecond) {
+        return bytes <= 0 || bytesPerSecond <= 0 ? 0 : (long) Math.ceil(bytes * 1e9 / bytesPerSecond);
     }
 
     /** Replaces the root (the earliest-free channel) with {@code freeAtNs} and restores heap order. */
@@ -119,6 +148,17 @@ public final class NvmeModel implements StorageDevice {
     public long readBytes() { return readBytes; }
     public long writeBytes() { return writeBytes; }
     public long busyNs() { return busyNs; }
+    /** Bytes written into blocks of the L2 file no earlier write touched (0 without a first-write ceiling). */
+    public long freshWriteBytes() { return freshWriteBytes; }
+
+    /** The written-range tracker holds disjoint merged intervals. */
+    @Override
+    public void checkInvariants() {
+        if (written != null) {
+            written.checkInvariants();
+        }
+    }
+
     /** Total time commands spent waiting for a free channel. */
     public long queueWaitNs() { return queueWaitNs; }
 }

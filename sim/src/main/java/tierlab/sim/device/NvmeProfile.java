@@ -24,18 +24,36 @@ import com.fasterxml.jackson.annotation.Nulls;
  *                                    exponential distribution with that mean (seeded)
  * @param maxReadBytesPerSecond       device-wide read ceiling; 0 (or absent from a profile file) = none
  * @param maxWriteBytesPerSecond      device-wide write ceiling; 0 (or absent from a profile file) = none
+ * @param maxFreshWriteBytesPerSecond device-wide ceiling of writes into blocks of the L2 file that no
+ *                                    write of the run has touched yet; 0 (or absent) = such writes are
+ *                                    like any other. A live run's L2 file is preallocated (fallocate),
+ *                                    and a file system such as ext4 marks those extents unwritten and
+ *                                    converts them when a write into them completes: on the hosts
+ *                                    measured (docs/validation.md) first writes ran at 0.63-0.76 of
+ *                                    the rate of overwrites. The model charges the bytes of a write
+ *                                    that land on untouched blocks at this ceiling, the rest at
+ *                                    {@code maxWriteBytesPerSecond}
  */
 public record NvmeProfile(int channels, int queueDepth, long readBaseLatencyNs, double readBytesPerSecondPerChannel,
                           long writeBaseLatencyNs, double writeBytesPerSecondPerChannel, String latencyJitter,
                           // Optional in profile files written before the ceilings existed: absent reads as 0 (none).
                           @JsonSetter(nulls = Nulls.AS_EMPTY) double maxReadBytesPerSecond,
-                          @JsonSetter(nulls = Nulls.AS_EMPTY) double maxWriteBytesPerSecond) {
+                          @JsonSetter(nulls = Nulls.AS_EMPTY) double maxWriteBytesPerSecond,
+                          @JsonSetter(nulls = Nulls.AS_EMPTY) double maxFreshWriteBytesPerSecond) {
 
     /** The channel model without device-wide ceilings. */
     public NvmeProfile(int channels, int queueDepth, long readBaseLatencyNs, double readBytesPerSecondPerChannel,
                        long writeBaseLatencyNs, double writeBytesPerSecondPerChannel, String latencyJitter) {
         this(channels, queueDepth, readBaseLatencyNs, readBytesPerSecondPerChannel, writeBaseLatencyNs,
-                writeBytesPerSecondPerChannel, latencyJitter, 0, 0);
+                writeBytesPerSecondPerChannel, latencyJitter, 0, 0, 0);
+    }
+
+    /** The channel model with device-wide ceilings and no distinction of first writes. */
+    public NvmeProfile(int channels, int queueDepth, long readBaseLatencyNs, double readBytesPerSecondPerChannel,
+                       long writeBaseLatencyNs, double writeBytesPerSecondPerChannel, String latencyJitter,
+                       double maxReadBytesPerSecond, double maxWriteBytesPerSecond) {
+        this(channels, queueDepth, readBaseLatencyNs, readBytesPerSecondPerChannel, writeBaseLatencyNs,
+                writeBytesPerSecondPerChannel, latencyJitter, maxReadBytesPerSecond, maxWriteBytesPerSecond, 0);
     }
 
     public NvmeProfile {
@@ -47,6 +65,7 @@ public record NvmeProfile(int channels, int queueDepth, long readBaseLatencyNs, 
         DeviceProfile.positive("nvme.writeBytesPerSecondPerChannel", writeBytesPerSecondPerChannel);
         DeviceProfile.nonNegative("nvme.maxReadBytesPerSecond", maxReadBytesPerSecond);
         DeviceProfile.nonNegative("nvme.maxWriteBytesPerSecond", maxWriteBytesPerSecond);
+        DeviceProfile.nonNegative("nvme.maxFreshWriteBytesPerSecond", maxFreshWriteBytesPerSecond);
         if (latencyJitter == null) {
             latencyJitter = "none";
         }
@@ -55,10 +74,18 @@ public record NvmeProfile(int channels, int queueDepth, long readBaseLatencyNs, 
         }
     }
 
-    /** The same profile with device-wide ceilings (0 = none). */
+    /** The same profile with device-wide ceilings (0 = none); the first-write ceiling is kept. */
     public NvmeProfile withCeilings(double newMaxReadBytesPerSecond, double newMaxWriteBytesPerSecond) {
         return new NvmeProfile(channels, queueDepth, readBaseLatencyNs, readBytesPerSecondPerChannel, writeBaseLatencyNs,
-                writeBytesPerSecondPerChannel, latencyJitter, newMaxReadBytesPerSecond, newMaxWriteBytesPerSecond);
+                writeBytesPerSecondPerChannel, latencyJitter, newMaxReadBytesPerSecond, newMaxWriteBytesPerSecond,
+                maxFreshWriteBytesPerSecond);
+    }
+
+    /** The same profile with a ceiling for writes into untouched blocks of the L2 file (0 = none). */
+    public NvmeProfile withFreshWriteCeiling(double newMaxFreshWriteBytesPerSecond) {
+        return new NvmeProfile(channels, queueDepth, readBaseLatencyNs, readBytesPerSecondPerChannel, writeBaseLatencyNs,
+                writeBytesPerSecondPerChannel, latencyJitter, maxReadBytesPerSecond, maxWriteBytesPerSecond,
+                newMaxFreshWriteBytesPerSecond);
     }
 
     public int parallelism() {

@@ -54,7 +54,7 @@ public final class SimStoragePort implements StoragePort {
         long atDeviceNs = submitter.submit(ops.size(), nowNs);
         for (IoOp.L2Op op : ops) {
             boolean read = op instanceof IoOp.L2Read;
-            timeline.completeAt(op, device.submit(read, op.lengthBytes(), atDeviceNs), opSink);
+            timeline.completeAt(op, device.submit(read, op.l2Offset(), op.lengthBytes(), atDeviceNs), opSink);
         }
     }
 

@@ -16,6 +16,18 @@ public interface StorageDevice {
      */
     long submit(boolean read, long lengthBytes, long arrivalNs);
 
+    /**
+     * The same at L2 offset {@code offsetBytes}, for a device whose timing depends on where a write
+     * lands (first writes into a preallocated file's untouched blocks); by default the offset is ignored.
+     */
+    default long submit(boolean read, long offsetBytes, long lengthBytes, long arrivalNs) {
+        return submit(read, lengthBytes, arrivalNs);
+    }
+
+    /** Throws if the device model's own state is inconsistent (nothing to check by default). */
+    default void checkInvariants() {
+    }
+
     /** Reads submitted so far. */
     long readOps();
 
