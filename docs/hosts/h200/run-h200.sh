@@ -51,5 +51,5 @@ done
 # Pack every run folder without bulky raw data (L2 files, per-request tables over 8 MiB).
 rm -rf "$work/scratch" "$work/runs/livebench-l2"
 cd "$work/runs" && tar czf "$out/runs.tgz" --exclude='*.l2' --exclude='*.bin' --exclude='*.dat' \
-  --exclude='l2-*' $(find . -maxdepth 2 -size +8M -printf "--exclude=%P ") . 2>>"$log"
+  --exclude='l2-run*' $(find . -maxdepth 2 -size +8M -printf "--exclude=%P ") . 2>>"$log"
 say "packed $(du -h "$out/runs.tgz" | cut -f1); total $(( $(date +%s) - t0 )) s"
