@@ -3,10 +3,14 @@ package tierlab.engine.cuda;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -15,6 +19,7 @@ import tierlab.engine.PinnedArena;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 
 /**
@@ -249,7 +254,7 @@ class CudaCopyPortTest {
 
     /** Landings reported by the port, with the thread that reported each, and where the completions went. */
     private static final class Landings {
-        final List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<String> seen = Collections.synchronizedList(new ArrayList<>());
 
         void landed(int group) {
             seen.add("group " + group + " on " + Thread.currentThread().getName());
@@ -270,7 +275,7 @@ class CudaCopyPortTest {
     }
 
     /** The H2D stream's work as "copy L1OFFSET+BYTES to block-relative OFFSET" and "event" lines. */
-    private static List<String> describe(List<FakeCuda.Queued> queued, long l1Base, java.util.Map<Long, Long> blockBases) {
+    private static List<String> describe(List<FakeCuda.Queued> queued, long l1Base, Map<Long, Long> blockBases) {
         List<String> lines = new ArrayList<>();
         for (FakeCuda.Queued work : queued) {
             if (work.isEvent()) {
@@ -300,7 +305,7 @@ class CudaCopyPortTest {
                 PayloadPattern.fill(l1.slice(2 * LANE_BYTES, LANE_BYTES), A, 0);
                 PayloadPattern.fill(l1.slice(5 * LANE_BYTES, LANE_BYTES), B, 1);
                 try (CudaCopyPort port = new CudaCopyPort(cuda, 0, l1, LANE_BYTES, TP, false)) {
-                    port.setLayerGroups(new tierlab.model.io.LayerGroupLoads(groups), landings::landed);
+                    port.setLayerGroups(new LayerGroupLoads(groups), landings::landed);
                     port.toGpu(twoSegmentLoad(70, 2 * LANE_BYTES, 4, 5 * LANE_BYTES, 9), sink);
                     assertTrue(sink.next().completion().succeeded());
                     List<String> expected = new ArrayList<>();
@@ -313,7 +318,7 @@ class CudaCopyPortTest {
                         offset += bytes;
                     }
                     assertEquals(LANE_BYTES, offset, "the groups cover the lane");
-                    assertEquals(expected, describe(cuda.queued(cuda.streamHandles().get(0)), l1.baseAddress(), new java.util.HashMap<>()));
+                    assertEquals(expected, describe(cuda.queued(cuda.streamHandles().get(0)), l1.baseAddress(), new HashMap<>()));
                     assertEquals(groups, landings.seen.size(), "every group landed: " + landings.seen);
                     assertEquals(2 * LANE_BYTES, port.counters().copiedBytes());
                     port.checkInvariants();
@@ -330,7 +335,7 @@ class CudaCopyPortTest {
         Landings landings = new Landings();
         try (PinnedArena l1 = PinnedArena.allocate(LANE_BYTES * 8, false);
              CudaCopyPort port = new CudaCopyPort(cuda, 0, l1, LANE_BYTES, TP, false)) {
-            port.setLayerGroups(new tierlab.model.io.LayerGroupLoads(4), landings::landed);
+            port.setLayerGroups(new LayerGroupLoads(4), landings::landed);
             long toGpu = cuda.streamHandles().get(0);
             port.toGpu(twoSegmentLoad(80, 0, 1, LANE_BYTES, 2), landings.sink(sink));
             port.toGpu(load(81, 2 * LANE_BYTES, 3, C, 0), landings.sink(sink));
@@ -376,7 +381,7 @@ class CudaCopyPortTest {
         Landings landings = new Landings();
         try (PinnedArena l1 = PinnedArena.allocate(LANE_BYTES * 8, false)) {
             try (CudaCopyPort port = new CudaCopyPort(cuda, 0, l1, LANE_BYTES, TP, false)) {
-                port.setLayerGroups(new tierlab.model.io.LayerGroupLoads(3), landings::landed);
+                port.setLayerGroups(new LayerGroupLoads(3), landings::landed);
                 // Group 1's first slice is refused (the third memcpy): known at submission, no group lands.
                 cuda.failMemcpyAfter(2, CudaApi.ERROR_INVALID_VALUE);
                 port.toGpu(twoSegmentLoad(90, 0, 1, LANE_BYTES, 2), landings.sink(sink));
@@ -409,7 +414,7 @@ class CudaCopyPortTest {
         Landings landings = new Landings();
         try (PinnedArena l1 = PinnedArena.allocate(LANE_BYTES * 8, false);
              CudaCopyPort port = new CudaCopyPort(cuda, 0, l1, LANE_BYTES, TP, true)) {
-            port.setLayerGroups(new tierlab.model.io.LayerGroupLoads(5), landings::landed);
+            port.setLayerGroups(new LayerGroupLoads(5), landings::landed);
             PayloadPattern.fill(l1.slice(0, LANE_BYTES), A, 0);
             PayloadPattern.fill(l1.slice(LANE_BYTES, LANE_BYTES), B, 1);
             port.toGpu(twoSegmentLoad(100, 0, 1, LANE_BYTES, 2), sink);
@@ -437,8 +442,8 @@ class CudaCopyPortTest {
         FakeCuda cuda = new FakeCuda(true);
         try (PinnedArena l1 = PinnedArena.allocate(LANE_BYTES * 2, false);
              CudaCopyPort port = new CudaCopyPort(cuda, 0, l1, LANE_BYTES, TP, false)) {
-            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                    () -> port.setLayerGroups(new tierlab.model.io.LayerGroupLoads(2), null));
+            assertThrows(IllegalArgumentException.class,
+                    () -> port.setLayerGroups(new LayerGroupLoads(2), null));
             // Whole loads again: one copy per segment and one event, as before layer-wise loading existed.
             port.setLayerGroups(null, null);
             Sink sink = new Sink();

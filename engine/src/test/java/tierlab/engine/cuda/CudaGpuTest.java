@@ -3,6 +3,8 @@ package tierlab.engine.cuda;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +16,7 @@ import tierlab.engine.PinnedArena;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 
 /**
  * The copy port on a real GPU: a compute step's payloads staged into the registered L1 arena and
@@ -70,11 +73,11 @@ class CudaGpuTest {
         long laneBytes = 9L << 18;
         BlockKey first = new BlockKey(8, 88);
         BlockKey second = new BlockKey(9, 99);
-        List<String> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<String> seen = Collections.synchronizedList(new ArrayList<>());
         LinkedBlockingQueue<IoCompletion> completions = new LinkedBlockingQueue<>();
         try (PinnedArena l1 = PinnedArena.allocate(laneBytes * 4, true);
              CudaCopyPort port = new CudaCopyPort(device.api().orElseThrow(), device.device(), l1, laneBytes, 1, true)) {
-            port.setLayerGroups(new tierlab.model.io.LayerGroupLoads(4), group -> seen.add("group " + group));
+            port.setLayerGroups(new LayerGroupLoads(4), group -> seen.add("group " + group));
             PayloadPattern.fill(l1.slice(laneBytes, laneBytes), first, 0);
             PayloadPattern.fill(l1.slice(3 * laneBytes, laneBytes), second, 0);
             port.toGpu(new IoOp.CopyToGpu(4, 1, List.of(
