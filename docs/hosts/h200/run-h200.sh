@@ -47,7 +47,7 @@ for s in "$@"; do
     # from L2, live vs simulated, verification off), then the same file once with verification on (every load
     # checked on the GPU side); about 2-3 min on the H200 host.
     layerwise) step layerwise 420 bash -c 'tl="$0" f="$1" runs="$2" gpu="$3"; v="${f%.yaml}-verify.yaml"
-        sed "s/^  verify: false$/  verify: true/; s/^name: layerwise-h200$/name: layerwise-h200-verify/" "$f" >"$v" &&
+        sed "s/^  verify: false$/  verify: true/; s/^name: layerwise-h200$/name: layerwise-h200-verify/; s/verification off)/verification on)/" "$f" >"$v" &&
         "$tl" validate "$f" --gpu "$gpu" ${TIERLAB_VALIDATE_REPEATS:+--repeats "$TIERLAB_VALIDATE_REPEATS"} --out "$runs/layerwise" &&
         "$tl" validate "$v" --gpu "$gpu" --repeats 1 --out "$runs/layerwise-verify"' \
         "$tl" "$(ls -d "$work"/tierlab-*/)docs/hosts/h200/layerwise-h200.yaml" "$work/runs" "${TIERLAB_VALIDATE_GPU:-cuda}" ;;
