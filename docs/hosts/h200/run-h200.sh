@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs tierlab from its distribution archive on the H200 host (no Java, no Maven there) and packs
 # what it measured into $OUT. Usage: run-h200.sh ARCHIVE STEP...   (steps: probe torch pcie
-# quickstart livecuda calibration validate validate-noverify livebench aot). Each step has its own time limit so the
+# quickstart livecuda calibration validate validate-noverify layerwise livebench aot). Each step has its own time limit so the
 # tables of the steps before it always come back; every step's output folder is packed at the end.
 # Environment: OUT (where the packed runs go, /tmp/out), TIERLAB_H200_WORK (the scratch folder it
 # replaces whole, /root/tl), TIERLAB_VALIDATE_GPU (validate's --gpu, cuda; auto for a dry run on a
@@ -43,6 +43,14 @@ for s in "$@"; do
     validate-noverify) step validate-noverify 480 "$tl" validate "$(ls -d "$work"/tierlab-*/)docs/hosts/h200/validation-h200-noverify.yaml" \
         --gpu "${TIERLAB_VALIDATE_GPU:-cuda}" ${TIERLAB_VALIDATE_REPEATS:+--repeats "$TIERLAB_VALIDATE_REPEATS"} \
         --out "$work/runs/validation-noverify" ;;
+    # Layer-wise loading on the CUDA copy path (layerwise-h200.yaml: loadLayerGroups 1 vs 4, warm pass from L1 and
+    # from L2, live vs simulated, verification off), then the same file once with verification on (every load
+    # checked on the GPU side); about 2-3 min on the H200 host.
+    layerwise) step layerwise 420 bash -c 'tl="$0" f="$1" runs="$2" gpu="$3"; v="${f%.yaml}-verify.yaml"
+        sed "s/^  verify: false$/  verify: true/; s/^name: layerwise-h200$/name: layerwise-h200-verify/; s/verification off)/verification on)/" "$f" >"$v" &&
+        "$tl" validate "$f" --gpu "$gpu" ${TIERLAB_VALIDATE_REPEATS:+--repeats "$TIERLAB_VALIDATE_REPEATS"} --out "$runs/layerwise" &&
+        "$tl" validate "$v" --gpu "$gpu" --repeats 1 --out "$runs/layerwise-verify"' \
+        "$tl" "$(ls -d "$work"/tierlab-*/)docs/hosts/h200/layerwise-h200.yaml" "$work/runs" "${TIERLAB_VALIDATE_GPU:-cuda}" ;;
     livebench) step livebench 240 "$tl" bench live "$here/live-throughput-h200.yaml" --rounds 3 --dir "$work/runs/livebench-l2" ;;
     aot) step aot 200 bash -c 'for i in 1 2 3; do for mode in on off; do s=$(date +%s%N); TIERLAB_AOT=$mode "$0" run "$1" --quiet --out "$2/aot-$mode-$i" >/dev/null 2>&1; echo "quickstart first run, AOT $mode: $(( ($(date +%s%N) - s) / 1000000 )) ms"; done; done' "$tl" "$(ls -d "$work"/tierlab-*/)experiments/catalog/quickstart.yaml" "$work/scratch" ;;
     *) say "unknown step $s" ;;

@@ -3,6 +3,7 @@ package tierlab.engine.cuda;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -11,11 +12,13 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntConsumer;
 import tierlab.engine.PayloadPattern;
 import tierlab.engine.PinnedArena;
 import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 
 /**
@@ -29,6 +32,16 @@ import tierlab.model.io.OpSink;
  * to the model thread through its queue. A copy CUDA refuses or fails is a failed completion
  * carrying CUDA's error name ({@code cudaErrorInvalidValue}, ...), never an exception.
  *
+ * <h2>Layer-wise loading</h2>
+ * With {@code scheduler.loadLayerGroups} = G > 1 ({@link #setLayerGroups}), a load goes to the GPU as G
+ * rounds on the host-to-device stream: round g copies layer group g of every segment (the same even split
+ * of the lane, remainder last, as the host-buffer path: {@link LayerGroupLoads#groupOffset},
+ * {@link LayerGroupLoads#groupBytes}) and records an event; the last round's event is the load's own. The
+ * completion thread reports each group's landing when its event completes, in order (the stream runs them
+ * in order), the last one just before the load's completion, so the live compute stream starts group g of
+ * the step that needs the load no earlier than its landing, exactly as on host buffers. A copy refused at
+ * submission lands no group; a group whose event reports a fault fails the load and lands no later group.
+ *
  * <h2>L1 pinning</h2>
  * The existing L1 arena (4096-aligned, mlocked, registered with io_uring) is registered with
  * {@code cudaHostRegister} rather than replaced by {@code cudaMallocHost}: NVMe reads land in the
@@ -41,7 +54,7 @@ import tierlab.model.io.OpSink;
  * memory (a synchronous copy: verification runs are about correctness, and their compute timing is
  * an emulation anyway), a staging copy checks the bytes that arrived in L1 before it completes, and
  * a load copies each block back device→host on its own stream into a pinned scratch buffer before
- * its event, then compares the scratch with the expected payload on a verifier thread, after the
+ * its event (a layer-wise load: each whole block behind its last group, before the last event), then compares the scratch with the expected payload on a verifier thread, after the
  * completion was handed over (the scratch is the load's, so the model reusing the block cannot
  * change it). {@link #awaitVerification()} waits for those comparisons.
  */
@@ -53,9 +66,32 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
 
     private enum Direction { TO_GPU, FROM_GPU }
 
-    /** A copy in flight: the event recorded after it, and the scratch buffers its verification reads. */
-    private record Pending(IoOp op, OpSink sink, Direction direction, long event, String submitError,
-                           List<Long> scratch) {}
+    /**
+     * A copy in flight: the event recorded after it, the scratch buffers its verification reads, and for a
+     * layer-wise load the events recorded after each layer group but the last (the last group's is
+     * {@code event}). The completion thread alone reads and advances {@code groupsLanded} and {@code error}
+     * (set at submission, or by the first event that reports a failure).
+     */
+    private static final class Pending {
+        final IoOp op;
+        final OpSink sink;
+        final Direction direction;
+        final long event;
+        final List<Long> scratch;
+        final long[] groupEvents;
+        int groupsLanded;
+        String error;
+
+        Pending(IoOp op, OpSink sink, Direction direction, long event, String error, List<Long> scratch, long[] groupEvents) {
+            this.op = op;
+            this.sink = sink;
+            this.direction = direction;
+            this.event = event;
+            this.error = error;
+            this.scratch = scratch;
+            this.groupEvents = groupEvents;
+        }
+    }
 
     private static final String ARENA_USER = "the CUDA copy port";
     /** Polls that find nothing before the completion thread parks instead of spinning. */
@@ -63,6 +99,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
     private static final long PARK_NS = 20_000;
     /** The event of a copy that has none: already waited for, reported as soon as the completion thread sees it. */
     private static final long NO_EVENT = 0;
+    private static final long[] NO_GROUP_EVENTS = {};
 
     private final CudaApi api;
     private final int device;
@@ -88,6 +125,12 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
     private final Thread completer;
     private final ExecutorService verifier;
     private volatile boolean stopping;
+    /**
+     * Layer-wise loading (null: whole loads, the default): the layer-group split of every load and where the
+     * completion thread reports each group's landing. Set before the run ({@link #setLayerGroups}).
+     */
+    private volatile LayerGroupLoads layerSplit;
+    private volatile IntConsumer layerLanded;
 
     /**
      * @param device the ordinal to use (already checked by {@link CudaDevice})
@@ -152,35 +195,92 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         return verify;
     }
 
+    /**
+     * Copies every load from now on in {@code split}'s layer groups (null: whole loads): group g of each of the
+     * load's segments is the slice at {@link LayerGroupLoads#groupOffset} of {@link LayerGroupLoads#groupBytes}
+     * (the host-buffer path's split: {@code DeviceMemory.loadInGroups}), an event is recorded after each group,
+     * and {@code landed.accept(g)} is called on the completion thread, in group order, when group g's event
+     * completes, before the load's completion is reported. Call before the run's first load.
+     */
+    public void setLayerGroups(LayerGroupLoads split, IntConsumer landed) {
+        if ((split == null) != (landed == null)) {
+            throw new IllegalArgumentException("a layer-group split needs a landing listener, and only then");
+        }
+        this.layerLanded = landed;
+        this.layerSplit = split;
+    }
+
     @Override
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
+        LayerGroupLoads split = layerSplit;
+        int groups = split == null ? 1 : split.groups();
+        long[] groupEvents = groups == 1 ? NO_GROUP_EVENTS : new long[groups - 1];
+        int groupEventsRecorded = 0;
         String error = null;
         List<Long> scratch = verify ? new ArrayList<>() : List.of();
         try {
-            for (IoOp.GpuLoadSegment segment : copy.segments()) {
-                if (segment.lengthBytes() > laneBytes) {
-                    // A GPU block lane and a scratch buffer hold laneBytes: a longer slice would overrun both.
-                    error = "segment of " + segment.lengthBytes() + " bytes is longer than a lane (" + laneBytes + " bytes)";
-                    break;
-                }
-                long target = blocks.address(segment.gpuBlockId(), segment.expected().lane());
-                int code = api.memcpyAsync(target, l1.baseAddress() + segment.l1Offset(), segment.lengthBytes(),
-                        CudaApi.MEMCPY_HOST_TO_DEVICE, toGpuStream);
-                if (code == CudaApi.SUCCESS && verify) {
-                    long back = scratch();
-                    scratch.add(back);
-                    code = api.memcpyAsync(back, target, segment.lengthBytes(), CudaApi.MEMCPY_DEVICE_TO_HOST, toGpuStream);
-                }
-                if (code != CudaApi.SUCCESS) {
-                    error = api.errorName(code);
-                    break;
+            error = oversizedSegment(copy);
+            for (int group = 0; group < groups && error == null; group++) {
+                error = copyGroup(copy, split, group);
+                if (error == null && group < groups - 1) {
+                    // Behind group g's copies: when it completes, compute of group g may start.
+                    long event = event();
+                    groupEvents[groupEventsRecorded++] = event;
+                    int code = api.eventRecord(event, toGpuStream);
+                    error = code == CudaApi.SUCCESS ? null : api.errorName(code);
                 }
             }
+            if (error == null && verify) {
+                error = copyBack(copy, scratch);
+            }
         } catch (CudaException e) {
-            // No device memory for a block, or no pinned scratch: this copy fails, the run goes on.
+            // No device memory for a block, no pinned scratch, or no event: this copy fails, the run goes on.
             error = e.errorName();
         }
-        enqueue(copy, sink, Direction.TO_GPU, error, scratch, toGpuStream);
+        enqueue(copy, sink, Direction.TO_GPU, error, scratch, toGpuStream,
+                groupEventsRecorded == groupEvents.length ? groupEvents : Arrays.copyOf(groupEvents, groupEventsRecorded));
+    }
+
+    /** A GPU block lane and a scratch buffer hold laneBytes: a longer slice would overrun both. */
+    private String oversizedSegment(IoOp.CopyToGpu copy) {
+        for (IoOp.GpuLoadSegment segment : copy.segments()) {
+            if (segment.lengthBytes() > laneBytes) {
+                return "segment of " + segment.lengthBytes() + " bytes is longer than a lane (" + laneBytes + " bytes)";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Queues layer group {@code group} of every segment of the load on the host-to-device stream (the whole
+     * segments without a split); CUDA's error name if it refuses a copy.
+     */
+    private String copyGroup(IoOp.CopyToGpu copy, LayerGroupLoads split, int group) {
+        for (IoOp.GpuLoadSegment segment : copy.segments()) {
+            long from = split == null ? 0 : split.groupOffset(segment.lengthBytes(), group);
+            long bytes = split == null ? segment.lengthBytes() : split.groupBytes(segment.lengthBytes(), group);
+            long target = blocks.address(segment.gpuBlockId(), segment.expected().lane());
+            int code = api.memcpyAsync(target + from, l1.baseAddress() + segment.l1Offset() + from, bytes,
+                    CudaApi.MEMCPY_HOST_TO_DEVICE, toGpuStream);
+            if (code != CudaApi.SUCCESS) {
+                return api.errorName(code);
+            }
+        }
+        return null;
+    }
+
+    /** Verification: each whole segment copied back into a pinned scratch buffer, behind all its groups. */
+    private String copyBack(IoOp.CopyToGpu copy, List<Long> scratch) {
+        for (IoOp.GpuLoadSegment segment : copy.segments()) {
+            long back = scratch();
+            scratch.add(back);
+            int code = api.memcpyAsync(back, blocks.address(segment.gpuBlockId(), segment.expected().lane()),
+                    segment.lengthBytes(), CudaApi.MEMCPY_DEVICE_TO_HOST, toGpuStream);
+            if (code != CudaApi.SUCCESS) {
+                return api.errorName(code);
+            }
+        }
+        return null;
     }
 
     @Override
@@ -199,7 +299,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         } catch (CudaException e) {
             error = e.errorName();
         }
-        enqueue(copy, sink, Direction.FROM_GPU, error, List.of(), fromGpuStream);
+        enqueue(copy, sink, Direction.FROM_GPU, error, List.of(), fromGpuStream, NO_GROUP_EVENTS);
     }
 
     /**
@@ -246,7 +346,8 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
      * event (none could be created or recorded) nothing would say when the copies already queued are
      * done, so this waits for the stream and reports the copy failed at once.
      */
-    private void enqueue(IoOp op, OpSink sink, Direction direction, String error, List<Long> scratch, long stream) {
+    private void enqueue(IoOp op, OpSink sink, Direction direction, String error, List<Long> scratch, long stream,
+                         long[] groupEvents) {
         inFlight.incrementAndGet();
         long event = NO_EVENT;
         String failure = error;
@@ -264,7 +365,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         if (event == NO_EVENT) {
             api.streamSynchronize(stream);
         }
-        submitted.add(new Pending(op, sink, direction, event, failure, scratch));
+        submitted.add(new Pending(op, sink, direction, event, failure, scratch, groupEvents));
     }
 
     private long event() {
@@ -298,7 +399,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         while (!stopping || inFlight.get() > 0) {
             Pending next;
             while ((next = submitted.poll()) != null) {
-                (next.direction() == Direction.TO_GPU ? toGpu : fromGpu).add(next);
+                (next.direction == Direction.TO_GPU ? toGpu : fromGpu).add(next);
             }
             boolean progress = drain(toGpu) | drain(fromGpu);
             if (progress) {
@@ -310,7 +411,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
                     return;
                 }
                 if (next != null) {
-                    (next.direction() == Direction.TO_GPU ? toGpu : fromGpu).add(next);
+                    (next.direction == Direction.TO_GPU ? toGpu : fromGpu).add(next);
                 }
             } else if (++idle < SPINS_BEFORE_PARK) {
                 Thread.onSpinWait();
@@ -320,50 +421,80 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         }
     }
 
-    /** Completes the finished copies at the head of one stream's queue; whether any finished. */
+    /**
+     * Completes the finished copies at the head of one stream's queue, reporting a layer-wise load's groups
+     * as their events complete (in group order: the stream runs them in order); whether anything moved.
+     */
     private boolean drain(ArrayDeque<Pending> queue) {
         boolean progress = false;
         Pending head;
         while ((head = queue.peek()) != null) {
-            int code;
-            try {
-                code = head.event() == NO_EVENT ? CudaApi.SUCCESS : api.eventQuery(head.event());
-            } catch (RuntimeException e) {
-                // The completion thread must survive anything: this copy fails, the others go on.
-                note("cudaEventQuery of request " + requestId(head.op()) + "'s copy: " + e);
-                try {
-                    // Its bytes may still be moving: wait for its stream before the model reuses them.
-                    api.streamSynchronize(head.direction() == Direction.TO_GPU ? toGpuStream : fromGpuStream);
-                } catch (RuntimeException ignored) {
-                    // Nothing more can be done from here; the copy is reported failed either way.
+            while (head.groupsLanded < head.groupEvents.length) {
+                long groupEvent = head.groupEvents[head.groupsLanded];
+                int code = query(head, groupEvent);
+                if (code == CudaApi.ERROR_NOT_READY) {
+                    return progress;
                 }
-                head = new Pending(head.op(), head.sink(), head.direction(), head.event(),
-                        head.submitError() != null ? head.submitError() : e.getClass().getSimpleName(), head.scratch());
-                code = CudaApi.SUCCESS;
+                events.add(groupEvent);
+                progress = true;
+                if (code != CudaApi.SUCCESS && head.error == null) {
+                    head.error = api.errorName(code);
+                }
+                int group = head.groupsLanded++;
+                if (head.error == null) {
+                    layerLanded.accept(group);
+                }
             }
+            int code = head.event == NO_EVENT ? CudaApi.SUCCESS : query(head, head.event);
             if (code == CudaApi.ERROR_NOT_READY) {
                 return progress;
             }
             queue.poll();
             progress = true;
+            if (head.groupEvents.length > 0 && head.error == null && code == CudaApi.SUCCESS) {
+                // The last layer group is in: reported before the load's completion, which the step waits for.
+                layerLanded.accept(head.groupEvents.length);
+            }
             finish(head, code);
         }
         return progress;
     }
 
+    /**
+     * {@code cudaEventQuery} of one of {@code pending}'s events. The completion thread must survive anything:
+     * a query that throws fails this copy (after its stream drained, since its bytes may still be moving
+     * when the model reuses them) and the others go on.
+     */
+    private int query(Pending pending, long event) {
+        try {
+            return api.eventQuery(event);
+        } catch (RuntimeException e) {
+            note("cudaEventQuery of request " + requestId(pending.op) + "'s copy: " + e);
+            try {
+                api.streamSynchronize(pending.direction == Direction.TO_GPU ? toGpuStream : fromGpuStream);
+            } catch (RuntimeException ignored) {
+                // Nothing more can be done from here; the copy is reported failed either way.
+            }
+            if (pending.error == null) {
+                pending.error = e.getClass().getSimpleName();
+            }
+            return CudaApi.SUCCESS;
+        }
+    }
+
     private void finish(Pending pending, int eventCode) {
-        IoOp op = pending.op();
-        String error = pending.submitError() != null ? pending.submitError()
+        IoOp op = pending.op;
+        String error = pending.error != null ? pending.error
                 : eventCode != CudaApi.SUCCESS ? api.errorName(eventCode) : null;
-        if (pending.event() != NO_EVENT) {
-            events.add(pending.event());
+        if (pending.event != NO_EVENT) {
+            events.add(pending.event);
         }
         IoCompletion completion;
         try {
             if (error != null) {
                 failedCopies.incrementAndGet();
                 completion = IoCompletion.failed(ticket(op), error);
-                scratchBuffers.addAll(pending.scratch());
+                scratchBuffers.addAll(pending.scratch);
             } else {
                 copiedBytes.addAndGet(bytes(op));
                 if (op instanceof IoOp.CopyFromGpu staging && verify) {
@@ -379,10 +510,10 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         if (completion.succeeded() && op instanceof IoOp.CopyToGpu load && verify) {
             // Queued before the hand-over: a run that ends as soon as the model sees this completion
             // still finds the comparison ahead of its awaitVerification().
-            verifier.execute(() -> checkLoad(load, pending.scratch()));
+            verifier.execute(() -> checkLoad(load, pending.scratch));
         }
         inFlight.decrementAndGet();
-        pending.sink().completed(op, completion);
+        pending.sink.completed(op, completion);
     }
 
     private static long requestId(IoOp op) {

@@ -8,10 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import tierlab.engine.PayloadPattern;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.uring.Libc;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 
 /**
  * The GPU side of live and hybrid mode on a machine without a GPU: one device-side buffer per
@@ -135,15 +137,15 @@ public final class DeviceMemory implements AutoCloseable {
     }
 
     /**
-     * Pinned memory → GPU in {@code groups} layer groups (layer-wise loading): group g copies its share of
-     * every segment's lane (an even split of the lane's bytes, the remainder in the last group), then
-     * reports {@code landed.accept(g)}; every segment is verified once all its groups are in.
+     * Pinned memory → GPU in layer groups (layer-wise loading): group g copies its share of every
+     * segment's lane ({@code split}'s {@link LayerGroupLoads#groupOffset} and {@link LayerGroupLoads#groupBytes}
+     * of the lane: an even split, the remainder in the last group; the CUDA copy port splits the same way),
+     * then reports {@code landed.accept(g)}; every segment is verified once all its groups are in.
      */
-    public void loadInGroups(IoOp.CopyToGpu copy, int groups, java.util.function.IntConsumer landed) {
-        long share = laneBytes / groups;
-        for (int group = 0; group < groups; group++) {
-            long from = group * share;
-            long bytes = group == groups - 1 ? laneBytes - from : share;
+    public void loadInGroups(IoOp.CopyToGpu copy, LayerGroupLoads split, IntConsumer landed) {
+        for (int group = 0; group < split.groups(); group++) {
+            long from = split.groupOffset(laneBytes, group);
+            long bytes = split.groupBytes(laneBytes, group);
             for (IoOp.GpuLoadSegment segment : copy.segments()) {
                 Buffer buffer = buffer(segment.gpuBlockId(), segment.expected().lane());
                 buffer.bytes().asSlice(from, bytes).copyFrom(l1.slice(segment.l1Offset() + from, bytes));

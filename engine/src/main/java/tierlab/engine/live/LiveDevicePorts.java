@@ -32,7 +32,9 @@ import tierlab.model.io.OpSink;
  * writes over with the completion.
  *
  * <p>With a GPU, only the compute half is used: the copies go to the CUDA copy port, and a compute
- * step's blocks are written there ({@code computed}).
+ * step's blocks are written there ({@code computed}); with layer-wise loading the CUDA port reports each
+ * layer group's landing through {@link #landed}, and the compute stream holds the step exactly as it does
+ * on host buffers.
  */
 final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
 
@@ -92,12 +94,21 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
             hostToDevice.execute(() -> run(copy, sink, () -> device.load(copy)));
             return;
         }
-        hostToDevice.execute(() -> run(copy, sink, () -> device.loadInGroups(copy, loads.groups(), group -> {
-            long landedNanoTime = System.nanoTime();
-            synchronized (loads) {
-                loads.landed(group, landedNanoTime);
-            }
-        })));
+        hostToDevice.execute(() -> run(copy, sink, () -> device.loadInGroups(copy, loads, this::landed)));
+    }
+
+    /**
+     * Layer group {@code group} of a load is on the device now: the compute chain of the step that uses it
+     * may start that group from here. Called by the host-to-device stream (host buffers) or by the CUDA
+     * completion thread when the group's event completed, before the load's completion is handed over, so
+     * the step (issued only after that completion) sees every group's landing.
+     */
+    void landed(int group) {
+        LayerGroupLoads loads = layerGroups;
+        long landedNanoTime = System.nanoTime();
+        synchronized (loads) {
+            loads.landed(group, landedNanoTime);
+        }
     }
 
     @Override

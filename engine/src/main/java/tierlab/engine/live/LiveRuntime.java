@@ -122,9 +122,14 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         this.devicePorts = cuda == null ? new LiveDevicePorts(device, computeTiming, streamDone)
                 : new LiveDevicePorts(device, computeTiming, streamDone, cuda::computed);
         int layerGroups = scheduler.settings().loadLayerGroups();
-        if (layerGroups > 1 && cuda == null) {
-            // Layer-wise loading on host buffers; the CUDA data path copies whole loads (docs/policies.md).
-            devicePorts.setLayerGroups(new LayerGroupLoads(layerGroups));
+        LayerGroupLoads split = layerGroups > 1 ? new LayerGroupLoads(layerGroups) : null;
+        if (split != null) {
+            // Layer-wise loading (docs/policies.md): the compute stream holds each step until its layer-group chain ends.
+            devicePorts.setLayerGroups(split);
+        }
+        if (cuda != null) {
+            // The CUDA port copies each load in the same groups and reports their landings where host buffers do.
+            cuda.setLayerGroups(split, split == null ? null : devicePorts::landed);
         }
         CopyPort copies = cuda == null ? devicePorts : new CudaHandoffPort();
         OpSink completed = (op, completion) -> driver().deliver(op, completion, loopNowNs);

@@ -37,6 +37,19 @@ class CudaLiveRunTest {
 
     @Test
     void aLiveRunThroughTheCudaPortServesEveryRequestAndVerifiesEveryLoad() throws Exception {
+        run(1);
+    }
+
+    /**
+     * Layer-wise loading on the CUDA path: every load goes to the GPU as 4 slices per segment with an
+     * event after each group, and the run is served and verified as with whole loads.
+     */
+    @Test
+    void aLayerWiseLiveRunThroughTheCudaPortSplitsEveryLoadAndVerifiesIt() throws Exception {
+        run(4);
+    }
+
+    private void run(int layerGroups) throws Exception {
         Geometry geometry = TinyModel.smallGeometry();
         long block = geometry.blockBytes();
         StoreSettings settings = StoreSettings.defaults(geometry, 48 * block, 1_024 * block);
@@ -55,13 +68,14 @@ class CudaLiveRunTest {
             try (CudaCopyPort copies = new CudaCopyPort(cuda, 0, arena, geometry.laneBytes(), geometry.tp(), true);
                  StoragePort port = StoragePorts.open(dir.resolve("l2.bin"), arena, settings.l2CapacityBytes())) {
                 DecisionTrace trace = new DecisionTrace();
-                ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(8),
+                ServingEngine scheduler = ServingEngines.create(
+                        SchedulerSettings.defaults(4_096).withConcurrency(8).withLoadLayerGroups(layerGroups),
                         new TieredStore(settings, trace), trace);
                 try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(50_000, 200, 0.01, 20_000),
                         30_000_000_000L, copies)) {
                     LiveRuntime.Report report = runtime.run(requests);
-                    System.out.printf("live run through the CUDA port (fake device): %d requests in %.2f s, %d loads verified"
-                                    + " on the device side, %d MiB copied, %d L2 reads%n", report.finished().size(),
+                    System.out.printf("live run through the CUDA port (fake device, %d layer groups): %d requests in %.2f s, %d loads verified"
+                                    + " on the device side, %d MiB copied, %d L2 reads%n", layerGroups, report.finished().size(),
                             report.wallNs() / 1e9, report.loadMatches(), report.gpuCopyBytes() >> 20, report.l2ReadOps());
                     assertEquals(200, report.finished().size());
                     assertEquals(0, report.mismatches(), report.mismatchExamples().toString());
@@ -72,6 +86,14 @@ class CudaLiveRunTest {
                     assertTrue(scheduler.store().leftovers().isEmpty(), scheduler.store().leftovers().toString());
                     scheduler.checkInvariants();
                     copies.checkInvariants();
+                    // On the H2D stream: each loaded segment copied in G slices adding up to its lane, and copied back once (verify).
+                    List<FakeCuda.Queued> toGpu = cuda.queued(cuda.streamHandles().get(0));
+                    long slices = toGpu.stream().filter(w -> !w.isEvent() && w.kind() == CudaApi.MEMCPY_HOST_TO_DEVICE).count();
+                    long copiedBack = toGpu.stream().filter(w -> !w.isEvent() && w.kind() == CudaApi.MEMCPY_DEVICE_TO_HOST).count();
+                    assertEquals(report.loadMatches(), copiedBack);
+                    assertEquals(layerGroups * copiedBack, slices);
+                    assertEquals(geometry.laneBytes() * copiedBack,
+                            toGpu.stream().filter(w -> w.kind() == CudaApi.MEMCPY_HOST_TO_DEVICE).mapToLong(FakeCuda.Queued::bytes).sum());
                 }
             }
             assertTrue(cuda.leaksNothing(), cuda.leftovers());

@@ -41,6 +41,10 @@ public final class FakeCuda implements CudaApi {
     private final Set<Long> registered = new HashSet<>();
     private long nextHandle = 0x1000;
     private int failNextMemcpyWith = SUCCESS;
+    /** memcpyAsync calls to let through before the one that fails with failNextMemcpyWith. */
+    private int memcpysBeforeFailure;
+    /** What was queued on each stream, in order: {@link Queued} copies and event records (the event's handle). */
+    private final Map<Long, List<Queued>> queuedLog = new HashMap<>();
     private int failNextEventWith = SUCCESS;
     private boolean refuseRegistration;
     private boolean failNextMalloc;
@@ -52,7 +56,28 @@ public final class FakeCuda implements CudaApi {
     }
 
     synchronized void failNextMemcpy(int code) {
+        failMemcpyAfter(0, code);
+    }
+
+    /** Lets {@code calls} more memcpyAsync calls through, then fails the next one with {@code code}. */
+    synchronized void failMemcpyAfter(int calls, int code) {
+        memcpysBeforeFailure = calls;
         failNextMemcpyWith = code;
+    }
+
+    /**
+     * One piece of work as it was queued on a stream: a copy ({@code event} 0) or an event record
+     * ({@code event} its handle, the rest 0).
+     */
+    record Queued(long destination, long source, long bytes, int kind, long event) {
+        boolean isEvent() {
+            return event != 0;
+        }
+    }
+
+    /** Everything queued on {@code stream} so far, in order (copies and event records). */
+    synchronized List<Queued> queued(long stream) {
+        return List.copyOf(queuedLog.getOrDefault(stream, List.of()));
     }
 
     synchronized void failNextEvent(int code) {
@@ -264,6 +289,7 @@ public final class FakeCuda implements CudaApi {
             failNextEventWith = SUCCESS;
         }
         streams.get(stream).add(new Record(event));
+        queuedLog.computeIfAbsent(stream, s -> new ArrayList<>()).add(new Queued(0, 0, 0, 0, event));
         if (automatic) {
             runAll(stream);
         }
@@ -294,12 +320,13 @@ public final class FakeCuda implements CudaApi {
 
     @Override
     public synchronized int memcpyAsync(long destination, long source, long bytes, int kind, long stream) {
-        if (failNextMemcpyWith != SUCCESS) {
+        if (failNextMemcpyWith != SUCCESS && memcpysBeforeFailure-- == 0) {
             int code = failNextMemcpyWith;
             failNextMemcpyWith = SUCCESS;
             return code;
         }
         streams.get(stream).add(new Copy(destination, source, bytes));
+        queuedLog.computeIfAbsent(stream, s -> new ArrayList<>()).add(new Queued(destination, source, bytes, kind, 0));
         return SUCCESS;
     }
 

@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.engine.PayloadPattern;
 import tierlab.engine.PinnedArena;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
+import tierlab.model.io.LayerGroupLoads;
 
 /**
  * The device-side buffers write a computed payload only when a staging copy reads it: what reaches
@@ -93,6 +95,35 @@ class DeviceMemoryTest {
             assertEquals(1, device.stagingMismatches());
             assertTrue(arena.slice(0, LANE_BYTES).asByteBuffer().equals(java.nio.ByteBuffer.allocate((int) LANE_BYTES)),
                     "a wiped block reads as zeros");
+        }
+    }
+
+    /**
+     * Layer-wise loading on host buffers: group g lands as exactly its slice of the lane (64 KiB lanes in 3
+     * groups: 21,845, 21,845 and 21,846 bytes, the split the CUDA copy port makes too), the groups land in
+     * order, and the whole load is verified once.
+     */
+    @Test
+    void aLoadInLayerGroupsLandsSliceBySliceInOrderAndIsVerifiedOnce() {
+        try (PinnedArena arena = PinnedArena.allocate(3 * LANE_BYTES, false);
+             DeviceMemory device = new DeviceMemory(arena, LANE_BYTES, 1)) {
+            PayloadPattern.fill(arena.slice(0, LANE_BYTES), A, 0);
+            List<Integer> landed = new ArrayList<>();
+            long[] groupEnds = {21_845, 43_690, LANE_BYTES};
+            device.loadInGroups(load(4, 0, 0, A), new LayerGroupLoads(3), group -> {
+                landed.add(group);
+                // Stage block 4 into slot 2: the bytes up to this group's end are A's, the rest still zeros.
+                device.stage(stage(4, 0, 2 * LANE_BYTES, A));
+                long end = groupEnds[group];
+                assertEquals(-1, arena.slice(0, end).mismatch(arena.slice(2 * LANE_BYTES, end)), "group " + group);
+                if (end < LANE_BYTES) {
+                    assertEquals(-1, arena.slice(2 * LANE_BYTES + end, LANE_BYTES - end)
+                            .mismatch(arena.slice(LANE_BYTES, LANE_BYTES - end)), "group " + group + ": nothing beyond it yet");
+                }
+            });
+            assertEquals(List.of(0, 1, 2), landed);
+            assertEquals(1, device.loadMatches());
+            assertEquals(0, device.loadMismatches());
         }
     }
 }

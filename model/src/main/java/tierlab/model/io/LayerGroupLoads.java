@@ -45,6 +45,14 @@ public final class LayerGroupLoads {
         return group == groups - 1 ? totalBytes - share * (groups - 1) : share;
     }
 
+    /**
+     * Where layer group {@code group} of a copy of {@code totalBytes} starts: the groups before it, each
+     * {@code totalBytes / G} (with {@link #groupBytes}, the one split the simulator's and the live ports use).
+     */
+    public long groupOffset(long totalBytes, int group) {
+        return totalBytes / groups * group;
+    }
+
     /** Layer group {@code group} of a load landed on the GPU at {@code atNs}. */
     public void landed(int group, long atNs) {
         landedNs[group] = Math.max(landedNs[group], atNs);
