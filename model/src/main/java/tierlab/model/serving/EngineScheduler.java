@@ -10,6 +10,7 @@ import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SaveTiming;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult;
@@ -29,8 +30,11 @@ import tierlab.model.util.LongMap;
  */
 public final class EngineScheduler implements ServingEngine {
 
-    /** Where the engine's current step is. */
-    public enum StepPhase { IDLE, LOADING, COMPUTING }
+    /**
+     * Where the engine's current step is. {@code SAVING} only with {@code saveTiming: in-step}: the
+     * compute is done and the step waits for its saves to be staged before it ends.
+     */
+    public enum StepPhase { IDLE, LOADING, COMPUTING, SAVING }
 
     private final SchedulerSettings settings;
     private final TieredStore store;
@@ -70,6 +74,8 @@ public final class EngineScheduler implements ServingEngine {
     private long preemptionCount;
     private long computedPromptTokens;
     private final PrefetchRetryBound retryBound = new PrefetchRetryBound();
+    /** With {@code saveTiming: in-step}: the step whose compute is done, waiting for its saves (null otherwise). */
+    private HeldStep heldStep;
     /** Bumped whenever a request is put back at the front of the waiting queue (appends leave the front alone). */
     private long waitingFrontEpoch;
 
@@ -132,6 +138,9 @@ public final class EngineScheduler implements ServingEngine {
     /** Does everything that can be done now: store events, admission, and the next engine step. */
     public void tick(long nowNs) {
         handleStoreEvents(nowNs);
+        if (stepPhase == StepPhase.SAVING && heldStep.mayEnd(requestIndex, store)) {
+            endHeldStep(nowNs);
+        }
         if (stepPhase == StepPhase.IDLE) {
             // The prefetch stop policy is applied at engine steps: overdue prefetches run with what arrived.
             admissionDirty |= prefetches.stopOverdue(nowNs);
@@ -561,6 +570,10 @@ public final class EngineScheduler implements ServingEngine {
     }
 
     private void finishCompute(long nowNs) {
+        if (settings.saveTiming() == SaveTiming.IN_STEP) {
+            holdStepForSaves(nowNs);
+            return;
+        }
         admissionDirty = true;
         IoOp.Compute compute = currentCompute;
         currentCompute = null;
@@ -591,6 +604,55 @@ public final class EngineScheduler implements ServingEngine {
             maybeFinish(request, nowNs);
         }
         trace.record("step-done", compute.stepIndex());
+    }
+
+    /**
+     * {@code saveTiming: in-step}: the compute is done, so the prompt tokens count as computed and the
+     * saves of the prompts it completed are queued now; the step itself ends (tokens emitted, next step
+     * free to start) only once those saves are staged, which {@link #tick} checks after every event.
+     */
+    private void holdStepForSaves(long nowNs) {
+        admissionDirty = true;
+        IoOp.Compute compute = currentCompute;
+        currentCompute = null;
+        computeTicket = -1;
+        heldStep = new HeldStep(compute);
+        List<IoOp.ComputeItem> items = compute.items();
+        for (int i = 0; i < items.size(); i++) {
+            IoOp.ComputeItem item = items.get(i);
+            EngineRequest request = requestIndex.get(item.requestId());
+            if (request.phase != EngineRequest.Phase.RUNNING) {
+                continue;
+            }
+            if (request.computedTokens >= request.spec.promptTokens()) {
+                heldStep.decode(i);
+                continue;
+            }
+            request.computedTokens += item.newTokens();
+            computedPromptTokens += item.newTokens();
+            gpuBlocks.cacheFullBlocks(request, blockTokens);
+            if (request.computedTokens == request.spec.promptTokens()) {
+                request.startSave(store, blockTokens, settings.offload(), nowNs);
+                heldStep.promptDone(i);
+            }
+        }
+        stepPhase = StepPhase.SAVING;
+        trace.record("step-saving", compute.stepIndex(), heldStep.savesPending(requestIndex));
+        if (heldStep.mayEnd(requestIndex, store)) {
+            endHeldStep(nowNs);
+        }
+    }
+
+    /** The held step's saves are staged: its tokens come out now (first tokens included), and it ends. */
+    private void endHeldStep(long nowNs) {
+        HeldStep step = heldStep;
+        heldStep = null;
+        stepPhase = StepPhase.IDLE;
+        admissionDirty = true;
+        for (EngineRequest request : step.emitTokens(requestIndex, nowNs)) {
+            maybeFinish(request, nowNs);
+        }
+        trace.record("step-done", step.stepIndex());
     }
 
     private void maybeFinish(EngineRequest request, long nowNs) {
@@ -695,6 +757,20 @@ public final class EngineScheduler implements ServingEngine {
         return ids;
     }
 
+    /** A step is held for its saves exactly while the phase says so, and only under {@code saveTiming: in-step}. */
+    private void checkHeldStep() {
+        if ((stepPhase == StepPhase.SAVING) != (heldStep != null)) {
+            throw new IllegalStateException("step phase " + stepPhase + " but " + (heldStep == null ? "no" : "a") + " step held for saves");
+        }
+        if (heldStep != null) {
+            if (settings.saveTiming() != SaveTiming.IN_STEP || currentCompute != null || computeTicket != -1) {
+                throw new IllegalStateException("step " + heldStep.stepIndex() + " held for saves with saveTiming "
+                        + settings.saveTiming().settingName() + " and a compute " + (currentCompute == null ? "done" : "in flight"));
+            }
+            heldStep.checkInvariants(requestIndex);
+        }
+    }
+
     /**
      * I5 and the scheduler's own bookkeeping, then the store's invariants. Throws
      * IllegalStateException naming the broken rule.
@@ -721,6 +797,7 @@ public final class EngineScheduler implements ServingEngine {
                     + settings.prefetchMaxRequests());
         }
         gpuBlocks.checkInvariants(heldBlocks);
+        checkHeldStep();
         if (running.size() + prefetches.active() > settings.maxNumSeqs()) {
             throw new IllegalStateException("running " + running.size() + " + prefetching " + prefetches.active()
                     + " > maxNumSeqs " + settings.maxNumSeqs());

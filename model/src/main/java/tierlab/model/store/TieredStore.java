@@ -369,6 +369,16 @@ public final class TieredStore {
         return saves.storeQueueDepth();
     }
 
+    /**
+     * Save work in flight: staging copies GPU→L1 and L2 writes. Their completions are what can move a
+     * queued save on without anything else happening (a write frees the L1 space a reservation waits
+     * for; a landed copy frees a staging slot), so a step held for its saves ({@code saveTiming: in-step})
+     * waits only while this is above zero.
+     */
+    public int saveWorkInFlight() {
+        return saves.stagingCopiesInFlight() + writes.writesInFlight();
+    }
+
     public int inflightOps() {
         return ctx.inflightByTicket.size();
     }
