@@ -145,4 +145,14 @@ class ValidateCommandTest {
         assertEquals(reference.host().withModelThread(18_500_000, 0, 0), calls.host());
         assertFalse(reference.host().chargesModelThread());
     }
+
+    @Test
+    void theInStepE3ProfileIsTheReferenceHostPlusItsOwnCopyCallCost() {
+        DeviceProfile reference = DeviceProfile.load(Path.of("catalog", "profiles", "reference-host.yaml"));
+        DeviceProfile calls = DeviceProfile.load(Path.of("catalog", "profiles", "reference-host-calls-in-step.yaml"));
+        assertEquals(reference.nvme(), calls.nvme());
+        assertEquals(reference.pcie(), calls.pcie());
+        assertEquals(reference.gpu(), calls.gpu());
+        assertEquals(reference.host().withModelThread(4_500_000, 0, 0), calls.host());
+    }
 }

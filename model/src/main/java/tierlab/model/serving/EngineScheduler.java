@@ -607,36 +607,17 @@ public final class EngineScheduler implements ServingEngine {
     }
 
     /**
-     * {@code saveTiming: in-step}: the compute is done, so the prompt tokens count as computed and the
-     * saves of the prompts it completed are queued now; the step itself ends (tokens emitted, next step
-     * free to start) only once those saves are staged, which {@link #tick} checks after every event.
+     * {@code saveTiming: in-step}: the compute is done and its prompts' saves are queued ({@link HeldStep#hold});
+     * the step ends only once they are staged, which {@link #tick} asks after every event.
      */
     private void holdStepForSaves(long nowNs) {
         admissionDirty = true;
         IoOp.Compute compute = currentCompute;
         currentCompute = null;
         computeTicket = -1;
-        heldStep = new HeldStep(compute);
-        List<IoOp.ComputeItem> items = compute.items();
-        for (int i = 0; i < items.size(); i++) {
-            IoOp.ComputeItem item = items.get(i);
-            EngineRequest request = requestIndex.get(item.requestId());
-            if (request.phase != EngineRequest.Phase.RUNNING) {
-                continue;
-            }
-            if (request.computedTokens >= request.spec.promptTokens()) {
-                heldStep.decode(i);
-                continue;
-            }
-            request.computedTokens += item.newTokens();
-            computedPromptTokens += item.newTokens();
-            gpuBlocks.cacheFullBlocks(request, blockTokens);
-            if (request.computedTokens == request.spec.promptTokens()) {
-                request.startSave(store, blockTokens, settings.offload(), nowNs);
-                heldStep.promptDone(i);
-            }
-        }
         stepPhase = StepPhase.SAVING;
+        heldStep = HeldStep.hold(compute, requestIndex, gpuBlocks, store, settings.offload(), nowNs);
+        computedPromptTokens += heldStep.promptTokensComputed();
         trace.record("step-saving", compute.stepIndex(), heldStep.savesPending(requestIndex));
         if (heldStep.mayEnd(requestIndex, store)) {
             endHeldStep(nowNs);
@@ -757,20 +738,6 @@ public final class EngineScheduler implements ServingEngine {
         return ids;
     }
 
-    /** A step is held for its saves exactly while the phase says so, and only under {@code saveTiming: in-step}. */
-    private void checkHeldStep() {
-        if ((stepPhase == StepPhase.SAVING) != (heldStep != null)) {
-            throw new IllegalStateException("step phase " + stepPhase + " but " + (heldStep == null ? "no" : "a") + " step held for saves");
-        }
-        if (heldStep != null) {
-            if (settings.saveTiming() != SaveTiming.IN_STEP || currentCompute != null || computeTicket != -1) {
-                throw new IllegalStateException("step " + heldStep.stepIndex() + " held for saves with saveTiming "
-                        + settings.saveTiming().settingName() + " and a compute " + (currentCompute == null ? "done" : "in flight"));
-            }
-            heldStep.checkInvariants(requestIndex);
-        }
-    }
-
     /**
      * I5 and the scheduler's own bookkeeping, then the store's invariants. Throws
      * IllegalStateException naming the broken rule.
@@ -797,7 +764,8 @@ public final class EngineScheduler implements ServingEngine {
                     + settings.prefetchMaxRequests());
         }
         gpuBlocks.checkInvariants(heldBlocks);
-        checkHeldStep();
+        HeldStep.check(heldStep, stepPhase == StepPhase.SAVING, settings.saveTiming(), currentCompute != null || computeTicket != -1,
+                requestIndex);
         if (running.size() + prefetches.active() > settings.maxNumSeqs()) {
             throw new IllegalStateException("running " + running.size() + " + prefetching " + prefetches.active()
                     + " > maxNumSeqs " + settings.maxNumSeqs());

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import tierlab.model.io.IoOp;
+import tierlab.model.sched.SaveTiming;
 import tierlab.model.store.TieredStore;
 import tierlab.model.util.LongMap;
 
@@ -25,7 +26,41 @@ final class HeldStep {
     private final IoOp.Compute compute;
     private final Emit[] emits;
 
-    HeldStep(IoOp.Compute compute) {
+    /** Prompt tokens the step computed, for the engine's count. */
+    private long promptTokensComputed;
+
+    /**
+     * Applies a finished compute as a step that saves after itself does, but emits nothing: its prompt
+     * tokens count as computed, their full blocks are cached, and the saves of the prompts it completed
+     * are queued (nothing is saved without {@code offload}). Returns the step, held.
+     */
+    static HeldStep hold(IoOp.Compute compute, LongMap<EngineRequest> requests, GpuBlockPool gpuBlocks, TieredStore store,
+                         boolean offload, long nowNs) {
+        HeldStep step = new HeldStep(compute);
+        int blockTokens = store.settings().geometry().blockTokens();
+        List<IoOp.ComputeItem> items = compute.items();
+        for (int i = 0; i < items.size(); i++) {
+            IoOp.ComputeItem item = items.get(i);
+            EngineRequest request = requests.get(item.requestId());
+            if (request.phase != EngineRequest.Phase.RUNNING) {
+                continue;
+            }
+            if (request.computedTokens >= request.spec.promptTokens()) {
+                step.emits[i] = Emit.DECODE_TOKEN;
+                continue;
+            }
+            request.computedTokens += item.newTokens();
+            step.promptTokensComputed += item.newTokens();
+            gpuBlocks.cacheFullBlocks(request, blockTokens);
+            if (request.computedTokens == request.spec.promptTokens()) {
+                request.startSave(store, blockTokens, offload, nowNs);
+                step.emits[i] = Emit.FIRST_TOKEN;
+            }
+        }
+        return step;
+    }
+
+    private HeldStep(IoOp.Compute compute) {
         this.compute = compute;
         this.emits = new Emit[compute.items().size()];
         Arrays.fill(emits, Emit.NOTHING);
@@ -35,14 +70,8 @@ final class HeldStep {
         return compute.stepIndex();
     }
 
-    /** Item {@code i} decoded a token, emitted when the step ends. */
-    void decode(int i) {
-        emits[i] = Emit.DECODE_TOKEN;
-    }
-
-    /** Item {@code i} completed its prompt (its save is queued): its first token comes when the step ends. */
-    void promptDone(int i) {
-        emits[i] = Emit.FIRST_TOKEN;
+    long promptTokensComputed() {
+        return promptTokensComputed;
     }
 
     /**
@@ -102,10 +131,29 @@ final class HeldStep {
     }
 
     /**
+     * A step is held exactly while the engine's phase is {@code SAVING} ({@code saving}), only under
+     * {@code in-step}, with no compute in flight; then the held step's own invariants.
+     */
+    static void check(HeldStep held, boolean saving, SaveTiming timing, boolean computeInFlight, LongMap<EngineRequest> requests) {
+        if (saving != (held != null)) {
+            throw new IllegalStateException("step phase " + (saving ? "SAVING" : "not SAVING") + " but "
+                    + (held == null ? "no" : "a") + " step held for saves");
+        }
+        if (held == null) {
+            return;
+        }
+        if (timing != SaveTiming.IN_STEP || computeInFlight) {
+            throw new IllegalStateException("step " + held.stepIndex() + " held for saves with saveTiming "
+                    + timing.settingName() + (computeInFlight ? " and a compute in flight" : ""));
+        }
+        held.checkInvariants(requests);
+    }
+
+    /**
      * While held: a running request that completed its prompt in this step has emitted nothing yet and
      * has its save queued; a decoding one has tokens left to emit.
      */
-    void checkInvariants(LongMap<EngineRequest> requests) {
+    private void checkInvariants(LongMap<EngineRequest> requests) {
         for (int i = 0; i < emits.length; i++) {
             EngineRequest request = requests.get(item(i).requestId());
             if (request == null || request.phase != EngineRequest.Phase.RUNNING) {
