@@ -36,45 +36,52 @@ class SaveTimingEngineTest {
         return h.pending.stream().filter(op -> op instanceof IoOp.CopyFromGpu).count();
     }
 
+    /** Completes A's compute (at 1 µs) and asserts the phase the step is in then and the staging copies pending. */
+    private static void completeCompute(EngineHarness h, StepPhase expected, long copies) {
+        h.completeFirst(op -> op instanceof IoOp.Compute);
+        assertEquals(expected, engine(h).stepPhase());
+        assertEquals(copies, stagingCopiesPending(h));
+    }
+
+    /** Completes the pending staging copies one by one (1 µs apart), checking the phase before the last lands. */
+    private static void completeCopies(EngineHarness h, long copies, StepPhase phaseUntilLast) {
+        for (int i = 1; i <= copies; i++) {
+            h.completeFirst(op -> op instanceof IoOp.CopyFromGpu);
+            if (i < copies) {
+                assertEquals(phaseUntilLast, engine(h).stepPhase(), "copy " + i + " of " + copies + " landed");
+                assertTrue(h.scheduler.finished().isEmpty(), "a request finishes only once its save is staged");
+            }
+        }
+        assertEquals(StepPhase.IDLE, engine(h).stepPhase());
+    }
+
+    private static void assertFirstTokenAndFinish(EngineHarness h, long firstTokenNs, long finishNs) {
+        assertEquals(firstTokenNs, h.scheduler.finished().get(0).firstTokenNs(), "first token");
+        assertEquals(finishNs, h.scheduler.finished().get(0).finishNs(), "finish");
+    }
+
     @Test
     void afterStepTheFirstTokenComesWithTheComputeAndTheSaveAfterIt() {
         EngineHarness h = harness(SaveTiming.AFTER_STEP, false);
-        h.completeFirst(op -> op instanceof IoOp.Compute); // t = 1 µs
-        assertEquals(StepPhase.IDLE, engine(h).stepPhase());
-        assertEquals(4, stagingCopiesPending(h));
-        for (int i = 0; i < 4; i++) {
-            h.completeFirst(op -> op instanceof IoOp.CopyFromGpu); // t = 2..5 µs
-        }
-        assertEquals(1_000, h.scheduler.finished().get(0).firstTokenNs());
-        assertEquals(5_000, h.scheduler.finished().get(0).finishNs());
+        completeCompute(h, StepPhase.IDLE, 4); // t = 1 µs
+        completeCopies(h, 4, StepPhase.IDLE); // t = 2..5 µs
+        assertFirstTokenAndFinish(h, 1_000, 5_000);
     }
 
     @Test
     void inStepPerSlotTheStepEndsWithTheLastOfItsFourCopies() {
         EngineHarness h = harness(SaveTiming.IN_STEP, false);
-        h.completeFirst(op -> op instanceof IoOp.Compute); // t = 1 µs
-        assertEquals(StepPhase.SAVING, engine(h).stepPhase(), "the compute is done, its saves are not");
-        assertEquals(4, stagingCopiesPending(h));
-        for (int i = 0; i < 3; i++) {
-            h.completeFirst(op -> op instanceof IoOp.CopyFromGpu); // t = 2..4 µs
-            assertEquals(StepPhase.SAVING, engine(h).stepPhase(), "copy " + (i + 1) + " of 4 landed");
-            assertTrue(h.scheduler.finished().isEmpty(), "no token of a held step is out");
-        }
-        h.completeFirst(op -> op instanceof IoOp.CopyFromGpu); // t = 5 µs
-        assertEquals(StepPhase.IDLE, engine(h).stepPhase());
-        assertEquals(5_000, h.scheduler.finished().get(0).firstTokenNs());
-        assertEquals(5_000, h.scheduler.finished().get(0).finishNs());
+        completeCompute(h, StepPhase.SAVING, 4); // the compute is done at 1 µs, its saves are not
+        completeCopies(h, 4, StepPhase.SAVING); // t = 2..5 µs
+        assertFirstTokenAndFinish(h, 5_000, 5_000);
     }
 
     @Test
     void inStepContiguousTheStepEndsWithItsOneCopy() {
         EngineHarness h = harness(SaveTiming.IN_STEP, true);
-        h.completeFirst(op -> op instanceof IoOp.Compute); // t = 1 µs
-        assertEquals(StepPhase.SAVING, engine(h).stepPhase());
-        assertEquals(1, stagingCopiesPending(h));
-        h.completeFirst(op -> op instanceof IoOp.CopyFromGpu); // t = 2 µs
-        assertEquals(StepPhase.IDLE, engine(h).stepPhase());
-        assertEquals(2_000, h.scheduler.finished().get(0).firstTokenNs());
+        completeCompute(h, StepPhase.SAVING, 1);
+        completeCopies(h, 1, StepPhase.SAVING); // t = 2 µs
+        assertFirstTokenAndFinish(h, 2_000, 2_000);
     }
 
     @Test
