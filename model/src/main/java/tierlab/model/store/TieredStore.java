@@ -457,5 +457,14 @@ public final class TieredStore {
         promotions.checkInvariants();
         space.checkCapacity();
         gate.checkInvariants();
+        // The save work a held engine step waits on is counted, not looked up: it is part of what is in flight.
+        int stagingCopies = saves.stagingCopiesInFlight();
+        int l2Writes = writes.writesInFlight();
+        if (stagingCopies < 0 || l2Writes < 0 || stagingCopies > ctx.settings.stagingSlots()
+                || stagingCopies + l2Writes > ctx.inflightByTicket.size()) {
+            throw new IllegalStateException("save work in flight: " + stagingCopies + " staging copies (of "
+                    + ctx.settings.stagingSlots() + " slots) and " + l2Writes + " L2 writes, but " + ctx.inflightByTicket.size()
+                    + " operations in flight");
+        }
     }
 }
