@@ -129,7 +129,8 @@ public final class Generators {
                 : perRequest + draw(in, 0, 3 * chainBlocks);
         return new HuntConfig(p.level(), tp, l1Blocks, l2Slots, policy, asHeadroom, headroomFraction, stagingSlots,
                 contiguousStaging, batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefix, readers, prefetch,
-                maxNumSeqs, gpuKvBlocks, knownBugs, p.engine(), p.l2WritePolicy(), p.l2Admission(), p.prefetchStop());
+                maxNumSeqs, gpuKvBlocks, knownBugs, p.engine(), p.l2WritePolicy(), p.l2Admission(), p.prefetchStop(),
+                p.saveTiming());
     }
 
     private static Step step(RandomnessSource in, HuntConfig config, int[] weights, int failPercent) {

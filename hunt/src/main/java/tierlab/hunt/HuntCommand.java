@@ -130,6 +130,7 @@ public final class HuntCommand implements Callable<Integer> {
         profiles.addAll(Profile.sglangStoreWritePolicies());
         profiles.addAll(Profile.writePolicies());
         profiles.addAll(Profile.prefetchStops());
+        profiles.addAll(Profile.saveInStep());
         return profiles;
     }
 

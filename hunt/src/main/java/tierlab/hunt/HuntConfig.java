@@ -9,6 +9,7 @@ import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
 import tierlab.model.policy.BipPolicy;
 import tierlab.model.sched.PrefetchStop;
+import tierlab.model.sched.SaveTiming;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.sched.WaitingOrder;
 import tierlab.model.serving.ServingEngines;
@@ -39,12 +40,25 @@ import tierlab.model.store.StoreSettings;
  * @param l2Admission        the store's L2 admission filter by its setting text [none]
  * @param prefetchStop       engine level: the prefetch stop policy by its setting text [wait-complete; absent in older
  *                           replay files]
+ * @param saveTiming         engine level, {@code vllm} and {@code vllm-v1}: when a step's saves must be staged, by its
+ *                           setting text [after-step; absent in older replay files]
  */
 public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
                          double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
                          int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
                          int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs, String engine,
-                         String l2WritePolicy, String l2Admission, String prefetchStop) {
+                         String l2WritePolicy, String l2Admission, String prefetchStop, String saveTiming) {
+
+    /** A configuration whose engine saves after each step (the save timing of replay files before it existed). */
+    public HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
+                      double headroomFraction, int stagingSlots, boolean contiguousStaging, boolean batchL2Reads,
+                      int ringCount, int chainCount, int chainBlocks, int sharedPrefixBlocks, int readers,
+                      int prefetchMaxRequests, int maxNumSeqs, long gpuKvBlocks, Set<KnownBug> knownBugs, String engine,
+                      String l2WritePolicy, String l2Admission, String prefetchStop) {
+        this(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots, contiguousStaging,
+                batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers, prefetchMaxRequests, maxNumSeqs,
+                gpuKvBlocks, knownBugs, engine, l2WritePolicy, l2Admission, prefetchStop, null);
+    }
 
     /** A configuration whose engine waits for every prefetch (the stop policy of replay files before it existed). */
     public HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String policy, boolean promotionsAsHeadroom,
@@ -94,6 +108,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
         l2WritePolicy = L2WritePolicy.parse(l2WritePolicy == null ? "write-through" : l2WritePolicy).label();
         l2Admission = L2Admission.parse(l2Admission == null ? "none" : l2Admission).label();
         prefetchStop = PrefetchStop.parse(prefetchStop == null ? "wait-complete" : prefetchStop).settingText();
+        saveTiming = SaveTiming.parse(saveTiming == null ? "after-step" : saveTiming).settingName();
         if (level == null) {
             throw new IllegalArgumentException("level must be STORE or ENGINE");
         }
@@ -151,7 +166,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
 
     public SchedulerSettings schedulerSettings() {
         SchedulerSettings settings = new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false).withEngine(engine)
-                .withPrefetchStop(PrefetchStop.parse(prefetchStop));
+                .withPrefetchStop(PrefetchStop.parse(prefetchStop)).withSaveTiming(SaveTiming.parse(saveTiming));
         return ServingEngines.SGLANG.equals(engine) ? withSglangPolicies(settings) : settings;
     }
 
@@ -171,7 +186,8 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     public HuntConfig withKnownBugs(Set<KnownBug> bugs) {
         return new HuntConfig(level, tp, l1Blocks, l2Slots, policy, promotionsAsHeadroom, headroomFraction, stagingSlots,
                 contiguousStaging, batchL2Reads, ringCount, chainCount, chainBlocks, sharedPrefixBlocks, readers,
-                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs, engine, l2WritePolicy, l2Admission, prefetchStop);
+                prefetchMaxRequests, maxNumSeqs, gpuKvBlocks, bugs, engine, l2WritePolicy, l2Admission, prefetchStop,
+                saveTiming);
     }
 
     /** The prompt chains: chain c shares its first {@code sharedPrefixBlocks} keys with chain 0. */

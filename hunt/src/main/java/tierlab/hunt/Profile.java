@@ -15,7 +15,16 @@ import java.util.List;
 public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
                       int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
                       int minSteps, int maxSteps, boolean ampleGpuBlocks, String engine, String l2WritePolicy,
-                      String l2Admission, String prefetchStop) {
+                      String l2Admission, String prefetchStop, String saveTiming) {
+
+    /** A profile whose engine saves after each step ({@code after-step}). */
+    public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
+                   int[] chainBlocks, int[] readers, int[] prefetchMaxRequests, int[] weights, boolean swarm, int failPercent,
+                   int minSteps, int maxSteps, boolean ampleGpuBlocks, String engine, String l2WritePolicy,
+                   String l2Admission, String prefetchStop) {
+        this(name, level, tp, l1Blocks, l2Slots, chainCount, chainBlocks, readers, prefetchMaxRequests, weights, swarm,
+                failPercent, minSteps, maxSteps, ampleGpuBlocks, engine, l2WritePolicy, l2Admission, prefetchStop, "after-step");
+    }
 
     /** A profile whose engine waits for every prefetch ({@code wait-complete}). */
     public Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blocks, int[] l2Slots, int[] chainCount,
@@ -85,6 +94,25 @@ public record Profile(String name, HuntConfig.Level level, int[] tp, int[] l1Blo
                         ENGINE_MIX, true, 20, 4, 70, false, null, "write-through", "none", "timeout:0.003+0.002"),
                 new Profile("prefetch-timeout-vllm-v1", engine, r(1, 2), r(2, 10), r(2, 16), r(1, 6), r(1, 4), r(2, 4), r(1, 3),
                         ENGINE_MIX, true, 20, 4, 70, false, "vllm-v1", "write-through", "none", "timeout:0.002+0"));
+    }
+
+    /**
+     * The save timing of vLLM's KV connector ({@code saveTiming: in-step}, docs/engines.md "Save timing"), at
+     * engine level, for both vLLM-like engines: a step that completes prompts ends only once their saves are
+     * staged, under swarm weights, failed copies and writes, preemptions while a step is held, tight L1 (a
+     * held step's saves waiting for space and leases) and GPU-block pressure. Checked after every step: the
+     * engine's invariants (a step is held exactly while its phase says so, its completed prompts have
+     * emitted nothing and have their saves queued), the payload ledger (I6, I7) and liveness (I10: a held
+     * step that never ends leaves requests unfinished). The timing is the profile's, not drawn, so the
+     * pinned seeds of the other profiles keep their schedules.
+     */
+    public static List<Profile> saveInStep() {
+        HuntConfig.Level engine = HuntConfig.Level.ENGINE;
+        return List.of(
+                new Profile("save-in-step", engine, r(1, 2), r(1, 8), r(2, 16), r(1, 6), r(1, 4), r(2, 4), r(0, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, null, "write-through", "none", "wait-complete", "in-step"),
+                new Profile("save-in-step-vllm-v1", engine, r(1, 2), r(1, 8), r(2, 16), r(1, 6), r(1, 4), r(2, 4), r(0, 3),
+                        ENGINE_MIX, true, 20, 4, 70, false, "vllm-v1", "write-through", "none", "best-effort", "in-step"));
     }
 
     /**

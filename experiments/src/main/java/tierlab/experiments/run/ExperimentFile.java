@@ -141,11 +141,13 @@ public record ExperimentFile(String name, String description, String label, Stri
      * @param hostWritePolicy when GPU pages are saved to the store, for {@code sglang}: {@code write-through} [default],
      *                        {@code write-after-hits:N} or {@code write-back}; other engines ignore it
      * @param waitingOrder    the waiting queue's order, for {@code sglang}: {@code lpm} [default] or {@code fcfs}
+     * @param saveTiming      for {@code vllm} and {@code vllm-v1}: {@code after-step} [default] or {@code in-step} (a step
+     *                        ends only once its saves are staged, vLLM's {@code wait_for_save}); other engines ignore it
      */
     public record SchedulerSection(Integer concurrency, Long maxBatchedTokens, Long gpuKvBlocks,
                                    Integer prefetchMaxRequests, Boolean allL1Bypass, String engine, Boolean prefixCaching,
                                    String prefetchStop, Integer loadLayerGroups, String hostWritePolicy,
-                                   String waitingOrder) {}
+                                   String waitingOrder, String saveTiming) {}
 
     /**
      * One chart. {@code type}: {@code line} (x numeric), {@code bar} (x categorical), {@code heatmap}

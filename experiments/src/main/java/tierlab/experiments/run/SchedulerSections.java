@@ -8,6 +8,7 @@ import java.util.Map;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.run.ExperimentFile.SchedulerSection;
 import tierlab.model.sched.PrefetchStop;
+import tierlab.model.sched.SaveTiming;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.sched.WaitingOrder;
 import tierlab.model.serving.ServingEngines;
@@ -19,7 +20,7 @@ import tierlab.model.store.L2WritePolicy;
  */
 final class SchedulerSections {
 
-    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null, null, null, null, null, null);
+    private static final SchedulerSection EMPTY = new SchedulerSection(null, null, null, null, null, null, null, null, null, null, null, null);
 
     private SchedulerSections() {
     }
@@ -65,7 +66,8 @@ final class SchedulerSections {
                 .withPrefetchStop(scheduler.prefetchStop() == null ? PrefetchStop.WAIT_COMPLETE : PrefetchStop.parse(scheduler.prefetchStop()))
                 .withLoadLayerGroups(or(scheduler.loadLayerGroups(), 1))
                 .withHostWritePolicy(hostWritePolicy(scheduler.hostWritePolicy()))
-                .withWaitingOrder(scheduler.waitingOrder() == null ? WaitingOrder.LPM : WaitingOrder.parse(scheduler.waitingOrder())));
+                .withWaitingOrder(scheduler.waitingOrder() == null ? WaitingOrder.LPM : WaitingOrder.parse(scheduler.waitingOrder()))
+                .withSaveTiming(scheduler.saveTiming() == null ? SaveTiming.AFTER_STEP : SaveTiming.parse(scheduler.saveTiming())));
         if (noOffload) {
             settings = settings.withoutOffload();
         }
@@ -80,6 +82,10 @@ final class SchedulerSections {
         // Only an engine with a GPU prefix cache has the knob: other engines' results keep their columns.
         if (ServingEngines.VLLM_V1.equals(engine)) {
             parameters.put("scheduler.prefixCaching", settings.prefixCaching());
+        }
+        // Only the vLLM engines have a save timing (vLLM's KV connector waits for its saves inside the step).
+        if (ServingEngines.VLLM.equals(engine) || ServingEngines.VLLM_V1.equals(engine)) {
+            parameters.put("scheduler.saveTiming", settings.saveTiming().settingName());
         }
         // Likewise only sglang has a GPU→store write policy and a waiting-queue order.
         if (ServingEngines.SGLANG.equals(engine)) {

@@ -192,4 +192,36 @@ class SchedulerSectionsTest {
         assertEquals(1, badOrder.exitCode(), badOrder.err());
         assertTrue(badOrder.err().contains("scheduler.waitingOrder: 'random' is not lpm or fcfs"), badOrder.err());
     }
+
+    /**
+     * {@code scheduler.saveTiming}: a column for the vLLM engines only, swept like any field; in-step holds
+     * steps for their saves, so its cold pass is no faster; a bad value is one line naming the setting.
+     */
+    @Test
+    void saveTimingIsAColumnOfTheVllmEnginesAndABadValueIsOneLine() throws IOException {
+        Path out = folder.resolve("out/timing");
+        CommandRun run = run("timing.yaml", FILE + "sweep:\n  scheduler.saveTiming: [after-step, in-step]\n", out);
+        assertEquals(0, run.exitCode(), run.err());
+        Table results = Table.read().csv(out.resolve("results.csv").toFile());
+        assertEquals(2, results.rowCount());
+        assertEquals("after-step", results.stringColumn("scheduler.saveTiming").get(0));
+        assertEquals("in-step", results.stringColumn("scheduler.saveTiming").get(1));
+        for (int row = 0; row < 2; row++) {
+            assertEquals(8, results.numberColumn("cold.requests").getDouble(row), "every request finishes");
+        }
+        double afterS = results.numberColumn("cold.elapsedS").getDouble(0);
+        double inS = results.numberColumn("cold.elapsedS").getDouble(1);
+        assertTrue(inS >= afterS, "held steps make the cold pass no shorter: " + inS + " s vs " + afterS + " s");
+        Path sglangOut = folder.resolve("out/timing-sglang");
+        CommandRun sglang = run("timing-sglang.yaml", FILE + "  engine: sglang\n  saveTiming: in-step\n", sglangOut);
+        assertEquals(0, sglang.exitCode(), sglang.err());
+        Table sglangResults = Table.read().csv(sglangOut.resolve("results.csv").toFile());
+        assertFalse(sglangResults.columnNames().contains("scheduler.saveTiming"), "sglang has no save timing");
+        CommandRun bad = run("badtiming.yaml", FILE + "  saveTiming: later\n", folder.resolve("out/badtiming"));
+        assertEquals(1, bad.exitCode(), bad.err());
+        String err = bad.err().strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.contains("badtiming.yaml") && err.contains("scheduler.saveTiming: 'later' is not after-step or in-step"), err);
+        assertFalse(err.contains("Exception"), err);
+    }
 }

@@ -137,12 +137,22 @@ class ValidateCommandTest {
 
     @Test
     void theE3ProfileIsTheReferenceHostPlusACopyCallCost() {
+        assertReferenceHostPlusCopyCalls("reference-host-calls.yaml", 18_500_000);
+    }
+
+    /** The copy-call cost calibrated on E1 with steps that wait for their saves (scheduler.saveTiming: in-step). */
+    @Test
+    void theInStepE3ProfileIsTheReferenceHostPlusItsOwnCopyCallCost() {
+        assertReferenceHostPlusCopyCalls("reference-host-calls-in-step.yaml", 4_500_000);
+    }
+
+    private static void assertReferenceHostPlusCopyCalls(String file, long copyCallNs) {
         DeviceProfile reference = DeviceProfile.load(Path.of("catalog", "profiles", "reference-host.yaml"));
-        DeviceProfile calls = DeviceProfile.load(Path.of("catalog", "profiles", "reference-host-calls.yaml"));
+        DeviceProfile calls = DeviceProfile.load(Path.of("catalog", "profiles", file));
         assertEquals(reference.nvme(), calls.nvme());
         assertEquals(reference.pcie(), calls.pcie());
         assertEquals(reference.gpu(), calls.gpu());
-        assertEquals(reference.host().withModelThread(18_500_000, 0, 0), calls.host());
+        assertEquals(reference.host().withModelThread(copyCallNs, 0, 0), calls.host());
         assertFalse(reference.host().chargesModelThread());
     }
 }

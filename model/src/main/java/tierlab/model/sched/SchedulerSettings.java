@@ -29,14 +29,25 @@ import tierlab.model.store.L2WritePolicy;
  *                             reads it
  * @param waitingOrder         the waiting queue's order, {@code lpm} [default] or {@code fcfs}; only {@code sglang}
  *                             reads it
+ * @param saveTiming           whether a step ends only once its saves are staged ({@code in-step}, vLLM's
+ *                             {@code wait_for_save}) or saves run after it ({@code after-step} [default]); only
+ *                             {@code vllm} and {@code vllm-v1} read it
  */
 public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
                                 boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching,
                                 PrefetchStop prefetchStop, int loadLayerGroups, L2WritePolicy hostWritePolicy,
-                                WaitingOrder waitingOrder) {
+                                WaitingOrder waitingOrder, SaveTiming saveTiming) {
 
     /** The most layer groups a load may be split into: more than a model's layers would split nothing further. */
     public static final int MAX_LOAD_LAYER_GROUPS = 1024;
+
+    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
+                             boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching,
+                             PrefetchStop prefetchStop, int loadLayerGroups, L2WritePolicy hostWritePolicy,
+                             WaitingOrder waitingOrder) {
+        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching,
+                prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, SaveTiming.AFTER_STEP);
+    }
 
     public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
                              boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching,
@@ -99,6 +110,9 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
         if (waitingOrder == null) {
             throw new IllegalArgumentException("waitingOrder must be set");
         }
+        if (saveTiming == null) {
+            throw new IllegalArgumentException("saveTiming must be set");
+        }
     }
 
     /** vLLM-like defaults: 256 sequences, 8192 tokens per step, prefetch bound 2 with the L1 bypass. */
@@ -107,52 +121,58 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
     }
 
     public SchedulerSettings withConcurrency(int newMaxNumSeqs) {
-        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
+        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
     }
 
     public SchedulerSettings withPrefetch(int newPrefetchMaxRequests, boolean newAllL1Bypass) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
     }
 
     /** The no-offload baseline: the engine alone, recomputing every prompt. */
     public SchedulerSettings withoutOffload() {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
     }
 
     /** The same knobs run by another serving engine (a registry name). */
     public SchedulerSettings withEngine(String newEngine) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, newEngine, prefixCaching, prefetchStop,
-                loadLayerGroups, hostWritePolicy, waitingOrder);
+                loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
     }
 
     /** The same knobs with automatic prefix caching of GPU blocks on or off. */
     public SchedulerSettings withPrefixCaching(boolean newPrefixCaching) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                newPrefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
+                newPrefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
     }
 
     /** The same knobs with another prefetch stop policy. */
     public SchedulerSettings withPrefetchStop(PrefetchStop newPrefetchStop) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, newPrefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder);
+                prefixCaching, newPrefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
     }
 
     /** The same knobs with loads copied in {@code newLoadLayerGroups} layer groups (1: whole blocks). */
     public SchedulerSettings withLoadLayerGroups(int newLoadLayerGroups) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, prefetchStop, newLoadLayerGroups, hostWritePolicy, waitingOrder);
+                prefixCaching, prefetchStop, newLoadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
     }
 
     /** The same knobs with another GPU→store write policy (engine {@code sglang}). */
     public SchedulerSettings withHostWritePolicy(L2WritePolicy newHostWritePolicy) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, prefetchStop, loadLayerGroups, newHostWritePolicy, waitingOrder);
+                prefixCaching, prefetchStop, loadLayerGroups, newHostWritePolicy, waitingOrder, saveTiming);
     }
 
     /** The same knobs with another waiting-queue order (engine {@code sglang}). */
     public SchedulerSettings withWaitingOrder(WaitingOrder newWaitingOrder) {
         return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, newWaitingOrder);
+                prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, newWaitingOrder, saveTiming);
+    }
+
+    /** The same knobs with another save timing (engines {@code vllm} and {@code vllm-v1}). */
+    public SchedulerSettings withSaveTiming(SaveTiming newSaveTiming) {
+        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
+                prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, newSaveTiming);
     }
 
     public boolean prefetchEnabled() {

@@ -10,6 +10,7 @@ import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
+import tierlab.model.sched.SaveTiming;
 import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult;
@@ -29,8 +30,11 @@ import tierlab.model.util.LongMap;
  */
 public final class EngineScheduler implements ServingEngine {
 
-    /** Where the engine's current step is. */
-    public enum StepPhase { IDLE, LOADING, COMPUTING }
+    /**
+     * Where the engine's current step is. {@code SAVING} only with {@code saveTiming: in-step}: the
+     * compute is done and the step waits for its saves to be staged before it ends.
+     */
+    public enum StepPhase { IDLE, LOADING, COMPUTING, SAVING }
 
     private final SchedulerSettings settings;
     private final TieredStore store;
@@ -70,6 +74,8 @@ public final class EngineScheduler implements ServingEngine {
     private long preemptionCount;
     private long computedPromptTokens;
     private final PrefetchRetryBound retryBound = new PrefetchRetryBound();
+    /** With {@code saveTiming: in-step}: the step whose compute is done, waiting for its saves (null otherwise). */
+    private HeldStep heldStep;
     /** Bumped whenever a request is put back at the front of the waiting queue (appends leave the front alone). */
     private long waitingFrontEpoch;
 
@@ -132,6 +138,9 @@ public final class EngineScheduler implements ServingEngine {
     /** Does everything that can be done now: store events, admission, and the next engine step. */
     public void tick(long nowNs) {
         handleStoreEvents(nowNs);
+        if (stepPhase == StepPhase.SAVING && heldStep.mayEnd(requestIndex, store)) {
+            endHeldStep(nowNs);
+        }
         if (stepPhase == StepPhase.IDLE) {
             // The prefetch stop policy is applied at engine steps: overdue prefetches run with what arrived.
             admissionDirty |= prefetches.stopOverdue(nowNs);
@@ -561,6 +570,10 @@ public final class EngineScheduler implements ServingEngine {
     }
 
     private void finishCompute(long nowNs) {
+        if (settings.saveTiming() == SaveTiming.IN_STEP) {
+            holdStepForSaves(nowNs);
+            return;
+        }
         admissionDirty = true;
         IoOp.Compute compute = currentCompute;
         currentCompute = null;
@@ -591,6 +604,36 @@ public final class EngineScheduler implements ServingEngine {
             maybeFinish(request, nowNs);
         }
         trace.record("step-done", compute.stepIndex());
+    }
+
+    /**
+     * {@code saveTiming: in-step}: the compute is done and its prompts' saves are queued ({@link HeldStep#hold});
+     * the step ends only once they are staged, which {@link #tick} asks after every event.
+     */
+    private void holdStepForSaves(long nowNs) {
+        admissionDirty = true;
+        IoOp.Compute compute = currentCompute;
+        currentCompute = null;
+        computeTicket = -1;
+        stepPhase = StepPhase.SAVING;
+        heldStep = HeldStep.hold(compute, requestIndex, gpuBlocks, store, settings.offload(), nowNs);
+        computedPromptTokens += heldStep.promptTokensComputed();
+        trace.record("step-saving", compute.stepIndex(), heldStep.savesPending(requestIndex));
+        if (heldStep.mayEnd(requestIndex, store)) {
+            endHeldStep(nowNs);
+        }
+    }
+
+    /** The held step's saves are staged: its tokens come out now (first tokens included), and it ends. */
+    private void endHeldStep(long nowNs) {
+        HeldStep step = heldStep;
+        heldStep = null;
+        stepPhase = StepPhase.IDLE;
+        admissionDirty = true;
+        for (EngineRequest request : step.emitTokens(requestIndex, nowNs)) {
+            maybeFinish(request, nowNs);
+        }
+        trace.record("step-done", step.stepIndex());
     }
 
     private void maybeFinish(EngineRequest request, long nowNs) {
@@ -721,6 +764,8 @@ public final class EngineScheduler implements ServingEngine {
                     + settings.prefetchMaxRequests());
         }
         gpuBlocks.checkInvariants(heldBlocks);
+        HeldStep.check(heldStep, stepPhase == StepPhase.SAVING, settings.saveTiming(), currentCompute != null || computeTicket != -1,
+                requestIndex);
         if (running.size() + prefetches.active() > settings.maxNumSeqs()) {
             throw new IllegalStateException("running " + running.size() + " + prefetching " + prefetches.active()
                     + " > maxNumSeqs " + settings.maxNumSeqs());

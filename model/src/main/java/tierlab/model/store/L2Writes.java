@@ -16,6 +16,9 @@ import tierlab.model.store.L1Space.Slice;
  */
 final class L2Writes extends StorePart {
 
+    /** Submitted L2 writes whose completion has not been delivered (counted, not looked up: asked after every event of a held step). */
+    private int writesInFlight;
+
     static final class WriteOp {
         final long l1Offset;
         final long l2Offset;
@@ -120,7 +123,13 @@ final class L2Writes extends StorePart {
         }
     }
 
+    /** L2 writes submitted and not completed yet. */
+    int writesInFlight() {
+        return writesInFlight;
+    }
+
     private void submitWrite(WriteOp write) {
+        writesInFlight++;
         write.ticket = ctx.nextTicket();
         inflightByTicket.put(write.ticket, write);
         long bytes = write.units.size() * laneBytes;
@@ -130,6 +139,7 @@ final class L2Writes extends StorePart {
     }
 
     void onWriteDone(WriteOp write, IoCompletion completion) {
+        writesInFlight--;
         if (!completion.succeeded()) {
             count(StoreCounter.L2_WRITE_FAILURES, 1);
             forgetUnwrittenKeys(write);

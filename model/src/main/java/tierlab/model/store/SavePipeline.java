@@ -473,6 +473,11 @@ final class SavePipeline extends StorePart {
         }
     }
 
+    /** Staging copies GPU→L1 in flight (each holds one of {@code stagingSlots}). */
+    int stagingCopiesInFlight() {
+        return stagingInUse;
+    }
+
     int storeQueueDepth() {
         return storeQueue.size() + storesWaitingForLeasesAfterCopy.size();
     }

@@ -369,6 +369,16 @@ public final class TieredStore {
         return saves.storeQueueDepth();
     }
 
+    /**
+     * Save work in flight: staging copies GPU→L1 and L2 writes. Their completions are what can move a
+     * queued save on without anything else happening (a write frees the L1 space a reservation waits
+     * for; a landed copy frees a staging slot), so a step held for its saves ({@code saveTiming: in-step})
+     * waits only while this is above zero.
+     */
+    public int saveWorkInFlight() {
+        return saves.stagingCopiesInFlight() + writes.writesInFlight();
+    }
+
     public int inflightOps() {
         return ctx.inflightByTicket.size();
     }
@@ -447,5 +457,14 @@ public final class TieredStore {
         promotions.checkInvariants();
         space.checkCapacity();
         gate.checkInvariants();
+        // The save work a held engine step waits on is counted, not looked up: it is part of what is in flight.
+        int stagingCopies = saves.stagingCopiesInFlight();
+        int l2Writes = writes.writesInFlight();
+        if (stagingCopies < 0 || l2Writes < 0 || stagingCopies > ctx.settings.stagingSlots()
+                || stagingCopies + l2Writes > ctx.inflightByTicket.size()) {
+            throw new IllegalStateException("save work in flight: " + stagingCopies + " staging copies (of "
+                    + ctx.settings.stagingSlots() + " slots) and " + l2Writes + " L2 writes, but " + ctx.inflightByTicket.size()
+                    + " operations in flight");
+        }
     }
 }
