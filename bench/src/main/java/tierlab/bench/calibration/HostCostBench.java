@@ -72,11 +72,13 @@ public final class HostCostBench {
          * live runtime's io_uring engine has (its default settings), so the simulated io_uring_enter
          * count folds submissions as the live engine does. Host-buffer copies are paid on the live
          * runtime's per-direction stream threads, where it runs them; CUDA copies are enqueued by the
-         * model thread itself (the copy engine moves the bytes), so their enqueue cost stays on it.
+         * model thread itself (the copy engine moves the bytes), so their enqueue cost stays on it, and
+         * the CUDA port issues one copy per segment of a load (per segment and layer group), each with
+         * the link's per-copy latency.
          */
         public HostProfile hostProfile() {
             return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs,
-                    IoUringSettings.defaults().ringCount(), copyPath != CopyPath.CUDA);
+                    IoUringSettings.defaults().ringCount(), copyPath != CopyPath.CUDA, copyPath == CopyPath.CUDA);
         }
     }
 

@@ -137,11 +137,15 @@ final class ReportText {
                 ? "the simulation is faster than live. Live pays costs the model does not contain: the hand-off of each"
                 + " completion from a ring thread to the model thread (a queue poll), the emulation's writing of each computed"
                 + " block's payload (with host buffers into L1 by the D2H stream at staging; with CUDA and verification into"
-                + " device memory by the compute stream; a live-mode check, not a model term), JVM pauses, and on a shared VM"
-                + " other processes' CPU."
+                + " device memory by the compute stream; a live-mode check, not a model term), with CUDA and verification the"
+                + " copy of every load back from the GPU and its comparison (also a check), the per-copy costs of a load's"
+                + " segments on the CUDA path (one cudaMemcpyAsync per segment and layer group; the model charges one link"
+                + " latency per load or group), JVM pauses, and on a shared VM other processes' CPU."
                 : "the simulation is slower than live. The model charges more than live spends: the NVMe fit (a short grid"
-                + " of sizes and depths) over-predicts service time at this workload's transfer sizes and depths, or host"
-                + " costs measured one at a time overlap with device time in live.") + decisionNote + within;
+                + " of sizes and depths) over-predicts service time at this workload's transfer sizes and depths, the"
+                + " drive wrote the fresh L2 file faster during the live runs than in the calibration's one first-write"
+                + " measurement (a drive that drifts), or host costs measured one at a time overlap with device time in"
+                + " live.") + decisionNote + within;
     }
 
     /** For a time metric that live needs longer for: how much of the pass the unmodelled payload writes take. */

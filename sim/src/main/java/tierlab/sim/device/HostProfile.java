@@ -40,6 +40,12 @@ import com.fasterxml.jackson.annotation.Nulls;
  *                       issues and waits for its copies itself); true on one stream thread per direction
  *                       (host-to-GPU, GPU-to-host), beside the model thread, as tierlab's live runtime
  *                       does ({@code LiveDevicePorts})
+ * @param copiesPerSegment how a load reaches the link: false (or absent, every bundled profile) as one copy
+ *                       (one per layer group with layer-wise loading), paying the link's per-copy latency
+ *                       once; true as tierlab's CUDA copy port issues it, one copy per segment (and per
+ *                       segment and layer group), each paying the link's per-copy latency, and with
+ *                       layer-wise loading the enqueue costs ({@code copyCallNs} and {@code copyNsPerMiB},
+ *                       measured per call) once per group
  */
 public record HostProfile(long submissionNs, long perOperationNs,
                           // Optional: absent in every profile written before they existed, and then 0.
@@ -47,7 +53,8 @@ public record HostProfile(long submissionNs, long perOperationNs,
                           @JsonSetter(nulls = Nulls.AS_EMPTY) @JsonInclude(JsonInclude.Include.NON_DEFAULT) double copyNsPerMiB,
                           @JsonSetter(nulls = Nulls.AS_EMPTY) @JsonInclude(JsonInclude.Include.NON_DEFAULT) long engineStepNs,
                           @JsonSetter(nulls = Nulls.AS_EMPTY) @JsonInclude(JsonInclude.Include.NON_DEFAULT) int ioRings,
-                          @JsonSetter(nulls = Nulls.AS_EMPTY) @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean copiesOnStreams) {
+                          @JsonSetter(nulls = Nulls.AS_EMPTY) @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean copiesOnStreams,
+                          @JsonSetter(nulls = Nulls.AS_EMPTY) @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean copiesPerSegment) {
     /** The most ring threads a profile may name (the io_uring engine's own limit). */
     public static final int MAX_IO_RINGS = 64;
 
@@ -60,6 +67,12 @@ public record HostProfile(long submissionNs, long perOperationNs,
         if (ioRings < 0 || ioRings > MAX_IO_RINGS) {
             throw new IllegalArgumentException("host.ioRings must be between 0 and " + MAX_IO_RINGS + ", was " + ioRings);
         }
+    }
+
+    /** These costs, each load reaching the link as one copy (per layer group). */
+    public HostProfile(long submissionNs, long perOperationNs, long copyCallNs, double copyNsPerMiB, long engineStepNs,
+                       int ioRings, boolean copiesOnStreams) {
+        this(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs, ioRings, copiesOnStreams, false);
     }
 
     /** These costs with one submitter making one io_uring_enter per submission ({@code ioRings} 0). */
@@ -79,17 +92,23 @@ public record HostProfile(long submissionNs, long perOperationNs,
 
     /** The same submitter costs with these model-thread costs. */
     public HostProfile withModelThread(long newCopyCallNs, double newCopyNsPerMiB, long newEngineStepNs) {
-        return new HostProfile(submissionNs, perOperationNs, newCopyCallNs, newCopyNsPerMiB, newEngineStepNs, ioRings, copiesOnStreams);
+        return new HostProfile(submissionNs, perOperationNs, newCopyCallNs, newCopyNsPerMiB, newEngineStepNs, ioRings, copiesOnStreams, copiesPerSegment);
     }
 
     /** The same costs, submitted through {@code rings} io_uring ring threads (0: one submitter, one call per submission). */
     public HostProfile withIoRings(int rings) {
-        return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs, rings, copiesOnStreams);
+        return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs, rings, copiesOnStreams, copiesPerSegment);
     }
 
     /** The same costs, with the copy costs paid on per-direction stream threads ({@code true}) or the model thread. */
     public HostProfile withCopiesOnStreams(boolean onStreams) {
-        return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs, ioRings, onStreams);
+        return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs, ioRings, onStreams, copiesPerSegment);
+    }
+
+    /** The same costs, each load reaching the link as one copy per segment ({@code true}) or as one copy. */
+    public HostProfile withCopiesPerSegment(boolean perSegment) {
+        return new HostProfile(submissionNs, perOperationNs, copyCallNs, copyNsPerMiB, engineStepNs, ioRings, copiesOnStreams,
+                perSegment);
     }
 
     /** Whether any model-thread cost is set (when none is, the model thread is not simulated at all). */

@@ -82,6 +82,8 @@ public final class HostThread {
     /** Host time charged so far (the model thread's, and the streams' when copies are on streams). */
     public long busyNs() { return busyNs; }
     public long copyCalls() { return copyCalls; }
+    /** Whether loads reach the link as one copy per segment (tierlab's CUDA copy port), not one per load. */
+    public boolean copiesPerSegment() { return profile.copiesPerSegment(); }
     public long steps() { return steps; }
 
     /** The thread is never busy longer than it has been charged, and counts only what it charged. */

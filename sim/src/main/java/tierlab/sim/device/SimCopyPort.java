@@ -38,6 +38,10 @@ public final class SimCopyPort implements CopyPort {
 
     @Override
     public void toGpu(IoOp.CopyToGpu copy, OpSink sink) {
+        if (hostThread.copiesPerSegment()) {
+            toGpuPerSegment(copy, sink);
+            return;
+        }
         long issuedNs = hostThread.copy(copy.totalBytes(), timeline.nowNs(), true);
         if (layerGroups == null) {
             timeline.completeAt(copy, hostToDevice.submit(copy.totalBytes(), issuedNs), sink);
@@ -48,6 +52,27 @@ public final class SimCopyPort implements CopyPort {
         for (int group = 0; group < layerGroups.groups(); group++) {
             landedNs = hostToDevice.submit(layerGroups.groupBytes(copy.totalBytes(), group), issuedNs);
             layerGroups.landed(group, landedNs);
+        }
+        timeline.completeAt(copy, landedNs, sink);
+    }
+
+    /**
+     * A load as tierlab's CUDA copy port issues it: per layer group (one without layer-wise loading) the
+     * enqueue of one copy per segment, which the fitted costs price per call and per byte of the whole
+     * load, then on the link one copy per segment, each with the link's per-copy latency.
+     */
+    private void toGpuPerSegment(IoOp.CopyToGpu copy, OpSink sink) {
+        int groups = layerGroups == null ? 1 : layerGroups.groups();
+        long landedNs = timeline.nowNs();
+        for (int group = 0; group < groups; group++) {
+            long issuedNs = hostThread.copy(copy.totalBytes(), timeline.nowNs(), true);
+            for (IoOp.GpuLoadSegment segment : copy.segments()) {
+                long bytes = layerGroups == null ? segment.lengthBytes() : layerGroups.groupBytes(segment.lengthBytes(), group);
+                landedNs = hostToDevice.submit(bytes, issuedNs);
+            }
+            if (layerGroups != null) {
+                layerGroups.landed(group, landedNs);
+            }
         }
         timeline.completeAt(copy, landedNs, sink);
     }
