@@ -112,16 +112,19 @@ final class EngineRequest {
         long fullBlocks = fullBlocks(blockTokens);
         // At most the full blocks this chunk reaches the end of: sized once, never grown.
         long blocksReached = Math.min(fullBlocks, (computedTokens + chunk) / blockTokens) - computedTokens / blockTokens;
-        List<IoOp.GpuBlockWrite> completed = new ArrayList<>((int) Math.max(0, blocksReached));
+        // An array of that size made into a list once: the item's copy of an immutable list is the list itself.
+        IoOp.GpuBlockWrite[] completed = new IoOp.GpuBlockWrite[(int) Math.max(0, blocksReached)];
+        int count = 0;
         for (long b = computedTokens / blockTokens; b < fullBlocks; b++) {
             if ((b + 1) * blockTokens > computedTokens + chunk) {
                 break;
             }
             if ((b + 1) * blockTokens > computedTokens) {
-                completed.add(new IoOp.GpuBlockWrite(gpuBlocks.get((int) b), spec.chain().get((int) b)));
+                completed[count++] = new IoOp.GpuBlockWrite(gpuBlocks.get((int) b), spec.chain().get((int) b));
             }
         }
-        return new IoOp.ComputeItem(requestId, chunk, computedTokens, completed);
+        return new IoOp.ComputeItem(requestId, chunk, computedTokens, List.of(count == completed.length ? completed
+                : java.util.Arrays.copyOf(completed, count)));
     }
 
     /**
