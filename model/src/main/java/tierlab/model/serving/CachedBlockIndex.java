@@ -7,26 +7,31 @@ import tierlab.model.geometry.BlockKey;
 /**
  * The key map of {@link PrefixCachingBlockPool}: from a {@link BlockKey} to the GPU blocks caching it,
  * in the order they were cached (vLLM does not de-duplicate, and a lookup takes the first). An
- * open-addressing table holds the keys' two halves and the first block of each key side by side in one
- * {@code long} array (one cache line per probe, where separate arrays cost a miss each); the further
- * copies of a key hang off it in a per-block "next copy" array. A prefix lookup or an eviction is then
- * one probe run over a {@code long} array, with no node, no boxed block number and no list per key,
- * which is what the replay's admission passes and allocations spend their time on.
+ * open-addressing table of one {@code long} per slot holds a 32-bit hash of the key beside the first
+ * block caching it; the key's two halves live in a per-block array ({@code keyOfBlock}), compared only
+ * when the hash matches, and the further copies of a key hang off the first in a per-block "next copy"
+ * array. The table is a third of what a slot of (block, lo, hi) took, small enough to stay in the CPU's
+ * caches, and a probe that finds nothing (the end of every prefix walk) touches the table alone. A
+ * prefix lookup or an eviction is then one probe run, with no node, no boxed block number and no list
+ * per key, which is what the replay's admission passes and allocations spend their time on.
  *
  * <p>A key is cached by at most one block per block, so the table never holds more keys than the pool
  * has blocks and is sized once (at most half full, linear probing, backward-shift removal, no
- * tombstones). Keys are SHA-256 prefixes, so their low bits are already uniform. Nothing iterates the
- * table, so its slot order decides nothing.
+ * tombstones). Keys are SHA-256 prefixes, so their low bits are already uniform; a slot's home is the
+ * low bits of its hash, so moving entries back after a removal reads nothing but the table. Nothing
+ * iterates the table, so its slot order decides nothing.
  */
 final class CachedBlockIndex {
 
     static final int NONE = -1;
 
     /**
-     * Slot {@code i} is {@code table[3i .. 3i + 2]}: the first block caching the key plus one (0: an empty
-     * slot), the key's {@code lo}, the key's {@code hi}.
+     * Slot {@code i}: 0 when empty, else the key's {@link #hash} in the high 32 bits and the first block
+     * caching the key plus one in the low 32 bits.
      */
     private final long[] table;
+    /** Block {@code b}'s key while it caches one: {@code lo} at {@code 2b}, {@code hi} at {@code 2b + 1}. */
+    private final long[] keyOfBlock;
     /** Block {@code b}: the next block caching the same key as {@code b}, in caching order, or {@link #NONE}. */
     private final int[] nextCopy;
     private final int mask;
@@ -35,12 +40,13 @@ final class CachedBlockIndex {
 
     CachedBlockIndex(int totalBlocks) {
         long capacityLong = Long.highestOneBit(Math.max(8L, totalBlocks) * 2 - 1) << 1;
-        if (3 * capacityLong > Integer.MAX_VALUE - 8) {
+        if (capacityLong > 1 << 30) {
             throw new IllegalArgumentException("gpuKvBlocks " + totalBlocks + " is too many for the vllm-v1 key map (at most "
-                    + (1 << 28) + ")");
+                    + (1 << 29) + ")");
         }
         int capacity = (int) capacityLong;
-        this.table = new long[3 * capacity];
+        this.table = new long[capacity];
+        this.keyOfBlock = new long[2 * totalBlocks];
         this.nextCopy = new int[totalBlocks];
         java.util.Arrays.fill(nextCopy, NONE);
         this.mask = capacity - 1;
@@ -66,18 +72,19 @@ final class CachedBlockIndex {
     void add(BlockKey key, int block) {
         long hi = key.hi();
         long lo = key.lo();
+        int hash = hash(lo);
+        keyOfBlock[2 * block] = lo;
+        keyOfBlock[2 * block + 1] = hi;
         blocks++;
-        for (int i = home(lo); ; i = (i + 1) & mask) {
-            int head = firstBlock(i);
-            if (head == NONE) {
-                table[3 * i] = block + 1L;
-                table[3 * i + 1] = lo;
-                table[3 * i + 2] = hi;
+        for (int i = hash & mask; ; i = (i + 1) & mask) {
+            long entry = table[i];
+            if (entry == 0) {
+                table[i] = slotEntry(hash, block);
                 keys++;
                 return;
             }
-            if (table[3 * i + 1] == lo && table[3 * i + 2] == hi) {
-                int last = head;
+            if (holds(entry, hash, lo, hi)) {
+                int last = (int) entry - 1;
                 while (nextCopy[last] != NONE) {
                     last = nextCopy[last];
                 }
@@ -87,11 +94,17 @@ final class CachedBlockIndex {
         }
     }
 
-    /** {@code block} no longer caches {@code key}; the key leaves the table with its last copy. */
-    void remove(BlockKey key, int block) {
-        int slot = slotOf(key.hi(), key.lo());
+    /**
+     * {@code block} no longer caches its key; the key leaves the table with its last copy. The key is read
+     * from the block's own record, so an eviction touches no key object.
+     */
+    void remove(int block) {
+        long lo = keyOfBlock[2 * block];
+        long hi = keyOfBlock[2 * block + 1];
+        int slot = slotOf(hi, lo);
         if (slot < 0) {
-            throw new IllegalStateException("G2: key " + key + " of GPU block " + block + " is not in the key map");
+            throw new IllegalStateException("G2: the key last recorded for GPU block " + block + " " + keyText(block)
+                    + " is not in the key map");
         }
         int head = firstBlock(slot);
         if (head == block) {
@@ -99,7 +112,7 @@ final class CachedBlockIndex {
             int next = nextCopy[block];
             nextCopy[block] = NONE;
             if (next != NONE) {
-                table[3 * slot] = next + 1L;
+                table[slot] = slotEntry(hash(lo), next);
             } else {
                 removeSlot(slot);
             }
@@ -113,7 +126,11 @@ final class CachedBlockIndex {
                 return;
             }
         }
-        throw new IllegalStateException("G2: GPU block " + block + " is not among the blocks caching key " + key);
+        throw new IllegalStateException("G2: GPU block " + block + " is not among the blocks caching its key " + keyText(block));
+    }
+
+    private String keyText(int block) {
+        return "(lo " + Long.toHexString(keyOfBlock[2 * block]) + ", hi " + Long.toHexString(keyOfBlock[2 * block + 1]) + ")";
     }
 
     /** The blocks caching {@code key}, in caching order (for invariant checks and their messages). */
@@ -125,20 +142,69 @@ final class CachedBlockIndex {
         return copies;
     }
 
-    private int home(long lo) {
-        return (int) (lo ^ (lo >>> 32)) & mask;
+    /**
+     * The table against the blocks' records: every slot's hash is its head block's key's, and the slot is
+     * where a probe for that key stops; every copy of a key holds that key; slots and copies add up to
+     * {@link #keys()} and {@link #blocks()}. Throws IllegalStateException naming G2.
+     */
+    void checkInvariants() {
+        int slots = 0;
+        int copies = 0;
+        for (int i = 0; i < table.length; i++) {
+            if (table[i] == 0) {
+                continue;
+            }
+            slots++;
+            int head = firstBlock(i);
+            long lo = keyOfBlock[2 * head];
+            long hi = keyOfBlock[2 * head + 1];
+            if ((int) (table[i] >>> 32) != hash(lo) || slotOf(hi, lo) != i) {
+                throw new IllegalStateException("G2: key map slot " + i + " (first block " + head + ") is not where its key is found");
+            }
+            for (int block = head; block != NONE; block = nextCopy[block]) {
+                copies++;
+                if (keyOfBlock[2 * block] != lo || keyOfBlock[2 * block + 1] != hi || copies > nextCopy.length) {
+                    throw new IllegalStateException("G2: GPU block " + block + " is a copy of the key of block " + head
+                            + " in the key map but records another key");
+                }
+            }
+        }
+        if (slots != keys || copies != blocks) {
+            throw new IllegalStateException("G2: key map holds " + slots + " keys and " + copies + " blocks, counts say "
+                    + keys + " and " + blocks);
+        }
+    }
+
+    /** The key's 32-bit hash: its low bits are the home slot, all of it filters a probe before the key is read. */
+    private static int hash(long lo) {
+        return (int) (lo ^ (lo >>> 32));
+    }
+
+    private static long slotEntry(int hash, int block) {
+        return ((long) hash << 32) | (block + 1L);
     }
 
     private int firstBlock(int slot) {
-        return (int) table[3 * slot] - 1;
+        return (int) table[slot] - 1;
+    }
+
+    /** Whether the slot {@code entry} (not empty) is the key ({@code lo}, {@code hi}) of hash {@code hash}. */
+    private boolean holds(long entry, int hash, long lo, long hi) {
+        if ((int) (entry >>> 32) != hash) {
+            return false;
+        }
+        int head = (int) entry - 1;
+        return keyOfBlock[2 * head] == lo && keyOfBlock[2 * head + 1] == hi;
     }
 
     private int slotOf(long hi, long lo) {
-        for (int i = home(lo); ; i = (i + 1) & mask) {
-            if (table[3 * i] == 0) {
+        int hash = hash(lo);
+        for (int i = hash & mask; ; i = (i + 1) & mask) {
+            long entry = table[i];
+            if (entry == 0) {
                 return NONE;
             }
-            if (table[3 * i + 1] == lo && table[3 * i + 2] == hi) {
+            if (holds(entry, hash, lo, hi)) {
                 return i;
             }
         }
@@ -146,14 +212,14 @@ final class CachedBlockIndex {
 
     /** Empties slot {@code hole} and moves later members of its probe run back into it where their home allows. */
     private void removeSlot(int hole) {
-        table[3 * hole] = 0;
+        table[hole] = 0;
         keys--;
-        for (int j = (hole + 1) & mask; table[3 * j] != 0; j = (j + 1) & mask) {
-            int homeOfJ = home(table[3 * j + 1]);
+        for (int j = (hole + 1) & mask; table[j] != 0; j = (j + 1) & mask) {
+            int homeOfJ = (int) (table[j] >>> 32) & mask;
             boolean movable = hole <= j ? (homeOfJ <= hole || homeOfJ > j) : (homeOfJ <= hole && homeOfJ > j);
             if (movable) {
-                System.arraycopy(table, 3 * j, table, 3 * hole, 3);
-                table[3 * j] = 0;
+                table[hole] = table[j];
+                table[j] = 0;
                 hole = j;
             }
         }

@@ -16,6 +16,14 @@ final class EngineRequest {
 
     final RequestSpec spec;
     Phase phase = Phase.WAITING;
+    /**
+     * The spec's id and token counts, copied beside the fields every engine step reads with them
+     * ({@link #computedTokens}, {@link #outputDone}): a step walks every running request, and reading
+     * them through {@link #spec} costs a second object, usually on another cache line, per request.
+     */
+    final long requestId;
+    final long promptTokens;
+    final long outputTokens;
     long computedTokens;
     long outputDone;
     final List<Long> gpuBlocks = new ArrayList<>();
@@ -39,16 +47,26 @@ final class EngineRequest {
     boolean recomputeStored;
     /** Why this parked request was still a MIXED or L2 hit at the last pass (null: not known). */
     TieredStore.MixedOrL2Witness parkedWitness;
-    /** The GPU blocks the last prefix match found for it (a prefix-caching pool fills this, then takes them). */
-    final List<Long> gpuPrefixBlocks = new ArrayList<>();
+    /**
+     * The GPU blocks the last prefix match found for it, the first {@link #gpuPrefixCount} entries (a
+     * prefix-caching pool fills this, then takes them; plain block numbers, as a parked request's
+     * match is read again on every admission pass).
+     */
+    int[] gpuPrefixBlocks = new int[0];
+    int gpuPrefixCount;
     /** Its leading blocks whose keys the GPU prefix cache has recorded. */
     int cachedBlocks;
     /**
-     * The pool and its key epoch at which {@link #gpuPrefixBlocks} was found: while both are the same, the
-     * prefix match would find the same blocks again (null: not known).
+     * The pool whose cache {@link #gpuPrefixBlocks} was matched against (null: not known), and what that
+     * match rests on, so the pool can tell whether a new walk would find the same blocks (see
+     * {@code PrefixCachingBlockPool.cachedPrefixTokens}): the pool's count of keys cached by then, and the
+     * key-hash bucket of the first key the walk did not find (-1: the walk ended at its cap) with the
+     * keys cached in that bucket by then.
      */
     GpuBlockPool gpuPrefixPool;
-    long gpuPrefixKeyEpoch;
+    long gpuPrefixKeysCached;
+    int gpuPrefixStopBucket;
+    long gpuPrefixStopBucketKeys;
     /** Prompt tokens served by the GPU prefix cache at its last admission. */
     long gpuCachedTokens;
     /** Of the admitting hit's L2 units, those resident in L1 at the lookup, and all of them (the L1/L2 split). */
@@ -66,6 +84,9 @@ final class EngineRequest {
 
     EngineRequest(RequestSpec spec) {
         this.spec = spec;
+        this.requestId = spec.requestId();
+        this.promptTokens = spec.promptTokens();
+        this.outputTokens = spec.outputTokens();
     }
 
     /**
@@ -83,7 +104,7 @@ final class EngineRequest {
     }
 
     long fullBlocks(int blockTokens) {
-        return spec.promptTokens() / blockTokens;
+        return promptTokens / blockTokens;
     }
 
     /** The next {@code chunk} prompt tokens as one step item, with the full GPU blocks the chunk completes. */
@@ -91,16 +112,19 @@ final class EngineRequest {
         long fullBlocks = fullBlocks(blockTokens);
         // At most the full blocks this chunk reaches the end of: sized once, never grown.
         long blocksReached = Math.min(fullBlocks, (computedTokens + chunk) / blockTokens) - computedTokens / blockTokens;
-        List<IoOp.GpuBlockWrite> completed = new ArrayList<>((int) Math.max(0, blocksReached));
+        // An array of that size made into a list once: the item's copy of an immutable list is the list itself.
+        IoOp.GpuBlockWrite[] completed = new IoOp.GpuBlockWrite[(int) Math.max(0, blocksReached)];
+        int count = 0;
         for (long b = computedTokens / blockTokens; b < fullBlocks; b++) {
             if ((b + 1) * blockTokens > computedTokens + chunk) {
                 break;
             }
             if ((b + 1) * blockTokens > computedTokens) {
-                completed.add(new IoOp.GpuBlockWrite(gpuBlocks.get((int) b), spec.chain().get((int) b)));
+                completed[count++] = new IoOp.GpuBlockWrite(gpuBlocks.get((int) b), spec.chain().get((int) b));
             }
         }
-        return new IoOp.ComputeItem(spec.requestId(), chunk, computedTokens, completed);
+        return new IoOp.ComputeItem(requestId, chunk, computedTokens, List.of(count == completed.length ? completed
+                : java.util.Arrays.copyOf(completed, count)));
     }
 
     /**
@@ -115,7 +139,7 @@ final class EngineRequest {
             saveStaged = true;
             return;
         }
-        TieredStore.SaveOutcome outcome = store.enqueueSave(spec.requestId(), spec.chain(), 0, fullBlocks,
+        TieredStore.SaveOutcome outcome = store.enqueueSave(requestId, spec.chain(), 0, fullBlocks,
                 gpuBlocks.subList(0, fullBlocks), nowNs);
         if (outcome.blocksQueued() == 0) {
             saveStaged = true;
@@ -147,8 +171,8 @@ final class EngineRequest {
      */
     RequestOutcome outcome(long finishNs) {
         long l1Tokens = admittedUnits == 0 ? 0 : admittedHitTokens * admittedResidentUnits / admittedUnits;
-        return new RequestOutcome(spec.requestId(), spec.arrivalNs(), admittedNs, firstTokenNs, finishNs,
-                spec.promptTokens(), spec.outputTokens(), admittedClass, admittedHitTokens, deferrals, preemptions,
+        return new RequestOutcome(requestId, spec.arrivalNs(), admittedNs, firstTokenNs, finishNs,
+                promptTokens, outputTokens, admittedClass, admittedHitTokens, deferrals, preemptions,
                 prefetched, gpuCachedTokens, l1Tokens, admittedHitTokens - l1Tokens, loadsWaited, prefetchTimeoutTokens,
                 failedReadTokens);
     }

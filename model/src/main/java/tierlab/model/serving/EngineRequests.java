@@ -94,36 +94,58 @@ final class EngineRequests {
     }
 
     /**
+     * The lists one engine's steps reuse instead of allocating: a step of a loaded engine has dozens of
+     * items, and the lists around them were most of what a replay allocated.
+     */
+    static final class StepBuffers {
+        /** The running list as the step started (growing a request may preempt another, which leaves it). */
+        private final List<EngineRequest> runningAtStart = new ArrayList<>();
+        private final List<IoOp.ComputeItem> items = new ArrayList<>();
+        /** The request of each item, in item order: the step's end reaches them without a look-up by id. */
+        final List<EngineRequest> itemRequests = new ArrayList<>();
+    }
+
+    /**
      * One engine step's items under a token budget: first one decode token for every running request past
      * its prefill (a request whose KV fills its blocks gets one more from {@code grow}, or skips this step
      * when it says no), then prefill chunks in running order for the requests not waiting for a load.
+     * The list returned is {@code buffers}' own, valid until the next call with them (an {@link IoOp.Compute}
+     * copies it); {@code buffers.itemRequests} then holds each item's request.
      */
     static List<IoOp.ComputeItem> stepItems(List<EngineRequest> running, long maxBatchedTokens, int blockTokens,
-                                            Predicate<EngineRequest> grow) {
-        List<IoOp.ComputeItem> items = new ArrayList<>(running.size());
+                                            Predicate<EngineRequest> grow, StepBuffers buffers) {
+        List<IoOp.ComputeItem> items = buffers.items;
+        List<EngineRequest> itemRequests = buffers.itemRequests;
+        List<EngineRequest> runningAtStart = buffers.runningAtStart;
+        items.clear();
+        itemRequests.clear();
+        runningAtStart.clear();
+        runningAtStart.addAll(running);
         long budget = maxBatchedTokens;
-        for (EngineRequest request : new ArrayList<>(running)) {
-            if (request.computedTokens < request.spec.promptTokens() || request.phase != EngineRequest.Phase.RUNNING
-                    || request.outputDone >= request.spec.outputTokens() || budget == 0) {
+        for (int i = 0; i < runningAtStart.size(); i++) {
+            EngineRequest request = runningAtStart.get(i);
+            if (request.computedTokens < request.promptTokens || request.phase != EngineRequest.Phase.RUNNING
+                    || request.outputDone >= request.outputTokens || budget == 0) {
                 continue;
             }
-            long kvTokens = request.spec.promptTokens() + request.outputDone;
+            long kvTokens = request.promptTokens + request.outputDone;
             if (kvTokens + 1 > (long) request.gpuBlocks.size() * blockTokens && !grow.test(request)) {
                 continue;
             }
-            items.add(new IoOp.ComputeItem(request.spec.requestId(), 1, kvTokens, List.of()));
+            items.add(new IoOp.ComputeItem(request.requestId, 1, kvTokens, List.of()));
+            itemRequests.add(request);
             budget--;
         }
-        for (EngineRequest request : running) {
-            if (budget == 0) {
-                break;
-            }
+        runningAtStart.clear();
+        for (int i = 0; i < running.size() && budget != 0; i++) {
+            EngineRequest request = running.get(i);
             if (request.phase != EngineRequest.Phase.RUNNING || request.needsLoad
-                    || request.computedTokens >= request.spec.promptTokens()) {
+                    || request.computedTokens >= request.promptTokens) {
                 continue;
             }
-            long chunk = Math.min(budget, request.spec.promptTokens() - request.computedTokens);
+            long chunk = Math.min(budget, request.promptTokens - request.computedTokens);
             items.add(request.prefillItem(chunk, blockTokens));
+            itemRequests.add(request);
             budget -= chunk;
         }
         return items;

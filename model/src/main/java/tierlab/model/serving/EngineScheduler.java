@@ -67,6 +67,8 @@ public final class EngineScheduler implements ServingEngine {
     private boolean admissionDirty = true;
     private long computeTicket = -1;
     private IoOp.Compute currentCompute;
+    /** Reused by every step; its {@code itemRequests} are the requests of {@link #currentCompute}'s items. */
+    private final EngineRequests.StepBuffers stepBuffers = new EngineRequests.StepBuffers();
     private final List<EngineRequest> stepLoads = new ArrayList<>();
     private final PrefetchWindow prefetches;
     private long stepIndex;
@@ -310,14 +312,16 @@ public final class EngineScheduler implements ServingEngine {
      * ends the pass (no sequence slot or GPU blocks left, as the request ahead keeps its place).
      */
     private boolean admitOne(Iterator<EngineRequest> queue, EngineRequest request, int prefetchesAtPassStart, long nowNs) {
-        long needBlocks = Math.ceilDiv(request.spec.promptTokens(), blockTokens);
+        long needBlocks = Math.ceilDiv(request.promptTokens, blockTokens);
         if (gpuBlocks.cachesPrefixes()) {
             // vLLM V1: the GPU's own prefix cache answers first; the store is asked for what lies beyond it.
             request.computedTokens = gpuBlocks.cachedPrefixTokens(request, blockTokens);
         }
         // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
         // so a finished prefetch can always run and release its lease.
-        if (running.size() + prefetches.active() >= settings.maxNumSeqs() || gpuBlocks.freeCount() < gpuBlocks.blocksToTake(request, needBlocks)) {
+        // The blocks to take are counted once: a parked request in the leading run needs the figure again below.
+        long takeBlocks = gpuBlocks.blocksToTake(request, needBlocks);
+        if (running.size() + prefetches.active() >= settings.maxNumSeqs() || gpuBlocks.freeCount() < takeBlocks) {
             passLeading = false;
             return false;
         }
@@ -334,12 +338,12 @@ public final class EngineScheduler implements ServingEngine {
             parked.parkedSkips++;
             if (passLeading) {
                 passRunLength++;
-                passRunMaxNeedBlocks = Math.max(passRunMaxNeedBlocks, gpuBlocks.blocksToTake(request, needBlocks));
+                passRunMaxNeedBlocks = Math.max(passRunMaxNeedBlocks, takeBlocks);
             }
             return true;
         }
-        LookupResult hit = store.lookup(request.spec.requestId(), request.spec.chain(), request.computedTokens,
-                request.spec.promptTokens(), nowNs);
+        LookupResult hit = store.lookup(request.requestId, request.spec.chain(), request.computedTokens,
+                request.promptTokens, nowNs);
         HitClass hitClass = hit.hitClass();
         boolean l1Bypass = hitClass == HitClass.L1 && settings.allL1Bypass();
         if (hitClass == HitClass.MISS) {
@@ -358,10 +362,10 @@ public final class EngineScheduler implements ServingEngine {
                     request.parkedNow = true;
                     request.deferrals++;
                     deferralCount++;
-                    trace.record("park", request.spec.requestId());
+                    trace.record("park", request.requestId);
                 }
                 if (hitClass == HitClass.L1) {
-                    store.releaseLease(request.spec.requestId(), nowNs);
+                    store.releaseLease(request.requestId, nowNs);
                 }
                 passLeading = false;
                 return true;
@@ -465,7 +469,7 @@ public final class EngineScheduler implements ServingEngine {
         }
         // Decode first: one token each, growing the KV by a block when needed (preempting if none is free).
         List<IoOp.ComputeItem> items = EngineRequests.stepItems(running, settings.maxBatchedTokens(), blockTokens,
-                request -> growOrPreempt(request, nowNs));
+                request -> growOrPreempt(request, nowNs), stepBuffers);
         if (items.isEmpty()) {
             stepPhase = StepPhase.IDLE;
             return;
@@ -582,15 +586,15 @@ public final class EngineScheduler implements ServingEngine {
         List<IoOp.ComputeItem> items = compute.items();
         for (int i = 0; i < items.size(); i++) {
             IoOp.ComputeItem item = items.get(i);
-            EngineRequest request = requestIndex.get(item.requestId());
+            EngineRequest request = stepBuffers.itemRequests.get(i);
             if (request.phase != EngineRequest.Phase.RUNNING) {
                 continue;
             }
-            if (request.computedTokens < request.spec.promptTokens()) {
+            if (request.computedTokens < request.promptTokens) {
                 request.computedTokens += item.newTokens();
                 computedPromptTokens += item.newTokens();
                 gpuBlocks.cacheFullBlocks(request, blockTokens);
-                if (request.computedTokens == request.spec.promptTokens()) {
+                if (request.computedTokens == request.promptTokens) {
                     // Prefill done: the first output token exists now, and the new KV is saved.
                     request.outputDone = 1;
                     if (request.firstTokenNs < 0) {
@@ -637,17 +641,17 @@ public final class EngineScheduler implements ServingEngine {
     }
 
     private void maybeFinish(EngineRequest request, long nowNs) {
-        if (request.phase != EngineRequest.Phase.RUNNING || request.outputDone < request.spec.outputTokens()
+        if (request.phase != EngineRequest.Phase.RUNNING || request.outputDone < request.outputTokens
                 || !request.saveQueued || !request.saveStaged) {
             return;
         }
         running.remove(request);
         request.phase = EngineRequest.Phase.FINISHED;
-        store.releaseLease(request.spec.requestId(), nowNs);
+        store.releaseLease(request.requestId, nowNs);
         gpuBlocks.release(request.gpuBlocks);
         request.gpuBlocks.clear();
         finished.add(request.outcome(nowNs));
-        trace.record("finish", request.spec.requestId(), nowNs);
+        trace.record("finish", request.requestId, nowNs);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -774,6 +778,13 @@ public final class EngineScheduler implements ServingEngine {
             EngineRequest request = it.next();
             if (request.phase != EngineRequest.Phase.WAITING) {
                 throw new IllegalStateException("request " + request.spec.requestId() + " is queued but " + request.phase);
+            }
+        }
+        for (int i = 0; currentCompute != null && i < currentCompute.items().size(); i++) {
+            long itemRequestId = currentCompute.items().get(i).requestId();
+            if (i >= stepBuffers.itemRequests.size() || stepBuffers.itemRequests.get(i) != requestIndex.get(itemRequestId)) {
+                throw new IllegalStateException("step " + currentCompute.stepIndex() + ": item " + i + " of request "
+                        + itemRequestId + " is not matched by the step's request list");
             }
         }
         store.checkInvariants();

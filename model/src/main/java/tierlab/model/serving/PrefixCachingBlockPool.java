@@ -25,8 +25,14 @@ import tierlab.model.geometry.BlockKey;
 final class PrefixCachingBlockPool extends GpuBlockPool {
 
     private static final int NONE = -1;
-    /** Keys cached or evicted so far: a request's prefix match stays valid while this is unchanged. */
-    private long keyEpoch;
+    /** Key-hash buckets of {@link #keysCachedInBucket}: few enough to stay in the CPU's nearest cache. */
+    private static final int STOP_BUCKETS = 1024;
+    /** Keys cached so far (each caching of a key by a block counts once). */
+    private long keysCached;
+    /** Block {@code b}: {@link #keysCached} just after it cached its present key. */
+    private final long[] cachedAt;
+    /** Keys cached so far whose hash falls in each bucket: a key the last walk did not find can only be found after its bucket's count moved. */
+    private final long[] keysCachedInBucket = new long[STOP_BUCKETS];
 
     private final int totalBlocks;
     private final boolean prefixCaching;
@@ -68,6 +74,7 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
         this.prevFree = new int[this.totalBlocks];
         this.nextFree = new int[this.totalBlocks];
         this.boxed = new Long[this.totalBlocks];
+        this.cachedAt = new long[this.totalBlocks];
         this.blocksOfKey = new CachedBlockIndex(prefixCaching ? this.totalBlocks : 0);
         for (int block = 0; block < this.totalBlocks; block++) {
             boxed[block] = (long) block;
@@ -113,38 +120,75 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
      * block short of a prompt that would otherwise be served whole: the last prompt token is always
      * computed, because its forward pass produces the first output token (vLLM's
      * {@code get_computed_blocks} caps the hit at {@code num_tokens - 1} the same way).
+     *
+     * <p>A parked request is matched again on every admission pass, so the last match is kept while it
+     * still holds (see {@link #lastMatchHolds}), and the walk, one key-map probe and one key object per
+     * block, is redone only when it might not.
      */
     @Override
     long cachedPrefixTokens(EngineRequest request, int blockTokens) {
         if (!prefixCaching) {
-            request.gpuPrefixBlocks.clear();
+            request.gpuPrefixCount = 0;
             return 0;
         }
-        if (request.gpuPrefixPool == this && request.gpuPrefixKeyEpoch == keyEpoch) {
-            // No key was cached or evicted since this request's last match: the walk would find the same blocks.
-            return (long) request.gpuPrefixBlocks.size() * blockTokens;
+        if (request.gpuPrefixPool == this && lastMatchHolds(request)) {
+            return (long) request.gpuPrefixCount * blockTokens;
         }
-        request.gpuPrefixBlocks.clear();
-        long maxBlocks = (request.spec.promptTokens() - 1) / blockTokens;
         List<BlockKey> chain = request.spec.chain();
-        for (int b = 0; b < maxBlocks && b < chain.size(); b++) {
-            int block = blocksOfKey.first(chain.get(b));
+        int maxBlocks = (int) Math.min((request.promptTokens - 1) / blockTokens, chain.size());
+        if (request.gpuPrefixBlocks.length < maxBlocks) {
+            request.gpuPrefixBlocks = new int[maxBlocks];
+        }
+        int count = 0;
+        request.gpuPrefixStopBucket = -1;
+        for (; count < maxBlocks; count++) {
+            BlockKey key = chain.get(count);
+            int block = blocksOfKey.first(key);
             if (block == CachedBlockIndex.NONE) {
+                request.gpuPrefixStopBucket = stopBucket(key);
+                request.gpuPrefixStopBucketKeys = keysCachedInBucket[request.gpuPrefixStopBucket];
                 break;
             }
-            request.gpuPrefixBlocks.add(boxed[block]);
+            request.gpuPrefixBlocks[count] = block;
         }
+        request.gpuPrefixCount = count;
         request.gpuPrefixPool = this;
-        request.gpuPrefixKeyEpoch = keyEpoch;
-        return (long) request.gpuPrefixBlocks.size() * blockTokens;
+        request.gpuPrefixKeysCached = keysCached;
+        return (long) count * blockTokens;
+    }
+
+    /**
+     * Whether a new walk would find the request's last match again. Each block found then still caches
+     * the key it was found for, in the same caching (not evicted since, so not cached again since either):
+     * it was the first copy of its key then, and a later copy of the key queues behind it, so it is still
+     * the first. And the key the walk stopped at is still not cached: no key of its hash bucket was cached
+     * since (a key leaves the cache, it never enters it, by an eviction). Reads no key object.
+     */
+    private boolean lastMatchHolds(EngineRequest request) {
+        long keysCachedThen = request.gpuPrefixKeysCached;
+        int[] blocks = request.gpuPrefixBlocks;
+        for (int i = 0; i < request.gpuPrefixCount; i++) {
+            int block = blocks[i];
+            if (keyOfBlock[block] == null || cachedAt[block] > keysCachedThen) {
+                return false;
+            }
+        }
+        int bucket = request.gpuPrefixStopBucket;
+        return bucket < 0 || keysCachedInBucket[bucket] == request.gpuPrefixStopBucketKeys;
+    }
+
+    private static int stopBucket(BlockKey key) {
+        long lo = key.lo();
+        return (int) (lo ^ (lo >>> 32)) & (STOP_BUCKETS - 1);
     }
 
     /** The new blocks, plus the cached prefix blocks that sit in the free queue now (taking them removes them). */
     @Override
     long blocksToTake(EngineRequest request, long needBlocks) {
-        long take = needBlocks - request.gpuPrefixBlocks.size();
-        for (long block : request.gpuPrefixBlocks) {
-            take += refCount[(int) block] == 0 ? 1 : 0;
+        long take = needBlocks - request.gpuPrefixCount;
+        int[] blocks = request.gpuPrefixBlocks;
+        for (int i = 0; i < request.gpuPrefixCount; i++) {
+            take += refCount[blocks[i]] == 0 ? 1 : 0;
         }
         return take;
     }
@@ -153,8 +197,8 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
     void fillTo(EngineRequest request, long count) {
         if (request.gpuBlocks.isEmpty()) {
             List<BlockKey> chain = request.spec.chain();
-            for (int b = 0; b < request.gpuPrefixBlocks.size(); b++) {
-                int block = (int) (long) request.gpuPrefixBlocks.get(b);
+            for (int b = 0; b < request.gpuPrefixCount; b++) {
+                int block = request.gpuPrefixBlocks[b];
                 if (!chain.get(b).equals(keyOfBlock[block])) {
                     throw new IllegalStateException("G2: request " + request.spec.requestId() + " would reuse GPU block "
                             + block + " for key " + chain.get(b) + " but it holds " + keyOfBlock[block]);
@@ -162,8 +206,8 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
                 touch(block);
                 request.gpuBlocks.add(boxed[block]);
             }
-            request.cachedBlocks = request.gpuPrefixBlocks.size();
-            request.gpuPrefixBlocks.clear();
+            request.cachedBlocks = request.gpuPrefixCount;
+            request.gpuPrefixCount = 0;
             request.gpuPrefixPool = null;
         }
         fillTo(request.gpuBlocks, count);
@@ -211,7 +255,8 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
             if (keyOfBlock[block] == null) {
                 keyOfBlock[block] = key;
                 blocksOfKey.add(key, block);
-                keyEpoch++;
+                cachedAt[block] = ++keysCached;
+                keysCachedInBucket[stopBucket(key)]++;
                 mutations++;
             }
         }
@@ -242,10 +287,9 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
         BlockKey key = keyOfBlock[block];
         if (key != null) {
             // Taking a cached block drops its KV: the key no longer finds it (another copy may still).
-            blocksOfKey.remove(key, block);
+            blocksOfKey.remove(block);
             keyOfBlock[block] = null;
             evictions++;
-            keyEpoch++;
             mutations++;
         }
         // Taking a block that caches nothing changes only the free count, which the callers test themselves.
@@ -313,6 +357,7 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
                 }
             }
         }
+        blocksOfKey.checkInvariants();
         if (keyed != blocksOfKey.blocks() || (!prefixCaching && keyed != 0)) {
             throw new IllegalStateException("G2: " + blocksOfKey.blocks() + " cached blocks in the key map but " + keyed
                     + " keyed GPU blocks" + (prefixCaching ? "" : " with prefix caching off"));

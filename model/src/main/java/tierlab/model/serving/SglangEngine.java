@@ -78,6 +78,7 @@ public final class SglangEngine implements ServingEngine {
     private boolean admissionDirty = true;
     private long computeTicket = -1;
     private IoOp.Compute currentCompute;
+    private final EngineRequests.StepBuffers stepBuffers = new EngineRequests.StepBuffers();
     private long stepIndex;
     private long computedPromptTokens;
     private long prefetchCalls;
@@ -493,7 +494,7 @@ public final class SglangEngine implements ServingEngine {
             return;
         }
         List<IoOp.ComputeItem> items = EngineRequests.stepItems(running, settings.maxBatchedTokens(), blockTokens,
-                request -> growOrRetract(request, nowNs));
+                request -> growOrRetract(request, nowNs), stepBuffers);
         if (items.isEmpty()) {
             stepPhase = StepPhase.IDLE;
             return;

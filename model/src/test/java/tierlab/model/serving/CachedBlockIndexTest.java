@@ -31,12 +31,12 @@ class CachedBlockIndexTest {
         assertEquals(1, index.keys());
         assertEquals(3, index.blocks());
 
-        index.remove(a, 2);   // a middle copy: the first still answers
+        index.remove(2);   // a middle copy: the first still answers
         assertEquals(5, index.first(a));
         assertEquals(List.of(5, 7), index.copiesOf(a));
-        index.remove(a, 5);   // the first: the next cached answers
+        index.remove(5);   // the first: the next cached answers
         assertEquals(7, index.first(a));
-        index.remove(a, 7);   // the last: the key is gone
+        index.remove(7);   // the last: the key is gone
         assertEquals(CachedBlockIndex.NONE, index.first(a));
         assertEquals(0, index.keys());
         assertEquals(0, index.blocks());
@@ -54,12 +54,12 @@ class CachedBlockIndexTest {
         index.add(y, 1);
         index.add(z, 2);
         index.add(w, 3);
-        index.remove(x, 0);
+        index.remove(0);
         assertEquals(CachedBlockIndex.NONE, index.first(x));
         assertEquals(1, index.first(y));
         assertEquals(2, index.first(z));
         assertEquals(3, index.first(w));
-        index.remove(z, 2);
+        index.remove(2);
         assertEquals(1, index.first(y));
         assertEquals(3, index.first(w));
         assertEquals(2, index.keys());
@@ -68,10 +68,33 @@ class CachedBlockIndexTest {
     }
 
     @Test
-    void removingABlockThatDoesNotCacheTheKeyIsRefused() {
+    void removingABlockThatCachesNothingIsRefused() {
         CachedBlockIndex index = new CachedBlockIndex(8);
         index.add(key(4), 1);
-        assertThrows(IllegalStateException.class, () -> index.remove(key(4), 2));
-        assertThrows(IllegalStateException.class, () -> index.remove(key(5), 1));
+        index.add(key(4), 3);
+        assertThrows(IllegalStateException.class, () -> index.remove(2));   // never cached
+        index.remove(1);
+        assertThrows(IllegalStateException.class, () -> index.remove(1));   // its key is still cached, by block 3 only
+        index.remove(3);
+        assertThrows(IllegalStateException.class, () -> index.remove(3));   // its key is gone
+        index.checkInvariants();
+    }
+
+    @Test
+    void theInvariantCheckPassesAfterEveryChangeOfAProbeRun() {
+        CachedBlockIndex index = new CachedBlockIndex(8);
+        long[] los = {15, 31, 16, 1, 47, 2};
+        for (int block = 0; block < los.length; block++) {
+            index.add(key(los[block]), block);
+            index.checkInvariants();
+        }
+        index.add(key(31), 6);
+        index.checkInvariants();
+        for (int block : new int[] {0, 2, 1, 6, 4, 3, 5}) {
+            index.remove(block);
+            index.checkInvariants();
+        }
+        assertEquals(0, index.keys());
+        assertEquals(0, index.blocks());
     }
 }

@@ -7,10 +7,10 @@ import java.util.Arrays;
  * (time, sequence). Two events at the same instant fire in the order they were scheduled, so a
  * run is a pure function of its inputs and seeds.
  *
- * <p>The queue is two structures with one order between them: a binary min-heap for events
- * scheduled out of order, and a sorted timeline (a FIFO) for events scheduled no earlier than the
- * latest one already on it. {@link #step} fires the earlier of the two heads, so the events fire in
- * exactly the order a single priority queue would give.
+ * <p>The queue is three structures with one order between them: a binary min-heap for events
+ * scheduled out of order, and two sorted timelines (FIFOs), each taking the events scheduled no
+ * earlier than the latest one already on it. {@link #step} fires the earliest of the three heads, so
+ * the events fire in exactly the order a single priority queue would give.
  *
  * <p>Nothing here reads a clock or starts a thread: {@link #run} pops events until the queue is
  * empty (quiescence) or the next event lies past the horizon.
@@ -32,18 +32,15 @@ public final class Simulator {
     private Event[] heapEvents = new Event[256];
     private int heapSize;
 
-    // The timeline: a FIFO over three parallel arrays, live between timelineHead (inclusive) and
-    // timelineTail (exclusive). It exists because a trace replay schedules every request arrival up
-    // front, in time order: in the heap those thousands of arrivals would sit under every event the
-    // run schedules later and cost each pop a dozen levels, while on the timeline each costs one
-    // append and one read. An event joins the timeline only if its time is no earlier than the
-    // timeline's last entry; its sequence is larger than every one already scheduled, so the
-    // timeline stays sorted by (time, sequence) and its head is its earliest entry.
-    private long[] timelineTimesNs = new long[256];
-    private long[] timelineSequences = new long[256];
-    private Event[] timelineEvents = new Event[256];
-    private int timelineHead;
-    private int timelineTail;
+    // The timelines: FIFOs sorted by (time, sequence), see Timeline. The first exists because a trace
+    // replay schedules every request arrival up front, in time order: in the heap those thousands of
+    // arrivals would sit under every event the run schedules later and cost each pop a dozen levels.
+    // The second takes what the first cannot (anything earlier than the last arrival) as long as it
+    // comes in time order too: most of a run's completions do (a device's fixed latency after a
+    // submission in time order), and left in the heap they kept it hundreds deep. An event joins the
+    // first timeline it does not go back in time on, else the heap.
+    private final Timeline arrivals = new Timeline();
+    private final Timeline inOrder = new Timeline();
 
     private long nowNs;
     private long nextSequence;
@@ -55,47 +52,95 @@ public final class Simulator {
             throw new IllegalArgumentException("event at " + timeNs + " ns is before now (" + nowNs + " ns)");
         }
         long sequence = nextSequence++;
-        // An empty timeline takes any event, even one earlier than some in the heap: the timeline
-        // only has to be sorted within itself, since firing compares its head with the heap's top.
-        if (timelineHead == timelineTail || timeNs >= timelineTimesNs[timelineTail - 1]) {
-            append(timeNs, sequence, event);
+        // An empty timeline takes any event, even one earlier than some in the heap: a timeline only
+        // has to be sorted within itself, since firing compares the heads of all three.
+        if (arrivals.takes(timeNs)) {
+            arrivals.append(timeNs, sequence, event);
+        } else if (inOrder.takes(timeNs)) {
+            inOrder.append(timeNs, sequence, event);
         } else {
             push(timeNs, sequence, event);
         }
     }
 
-    private void append(long timeNs, long sequence, Event event) {
-        if (timelineTail == timelineTimesNs.length) {
-            makeRoomOnTimeline();
-        }
-        int slot = timelineTail++;
-        timelineTimesNs[slot] = timeNs;
-        timelineSequences[slot] = sequence;
-        timelineEvents[slot] = event;
-    }
-
     /**
-     * Frees the slot after the tail: slides the live entries to the front when at most half the
-     * array is live, else doubles it. Either way at least half the array is free after the tail,
-     * so a slide never moves more entries than there were appends since the last one.
+     * A FIFO over three parallel arrays, live between {@code head} (inclusive) and {@code tail}
+     * (exclusive). It only ever takes an event no earlier than its last one ({@link #takes}), and every
+     * new event's sequence is larger than all scheduled before, so it stays sorted by (time, sequence)
+     * and its head is its earliest entry: each event costs one append and one read.
      */
-    private void makeRoomOnTimeline() {
-        int live = timelineTail - timelineHead;
-        int capacity = timelineTimesNs.length;
-        if (live <= capacity / 2) {
-            System.arraycopy(timelineTimesNs, timelineHead, timelineTimesNs, 0, live);
-            System.arraycopy(timelineSequences, timelineHead, timelineSequences, 0, live);
-            System.arraycopy(timelineEvents, timelineHead, timelineEvents, 0, live);
-            // Drop the references the slide left behind past the live entries.
-            Arrays.fill(timelineEvents, live, timelineTail, null);
-            timelineHead = 0;
-            timelineTail = live;
-        } else {
-            // Same positions in larger arrays: the head and tail stay where they are.
-            int grown = capacity * 2;
-            timelineTimesNs = Arrays.copyOf(timelineTimesNs, grown);
-            timelineSequences = Arrays.copyOf(timelineSequences, grown);
-            timelineEvents = Arrays.copyOf(timelineEvents, grown);
+    private static final class Timeline {
+        private long[] timesNs = new long[256];
+        private long[] sequences = new long[256];
+        private Event[] events = new Event[256];
+        private int head;
+        private int tail;
+
+        boolean isEmpty() {
+            return head == tail;
+        }
+
+        boolean takes(long timeNs) {
+            return head == tail || timeNs >= timesNs[tail - 1];
+        }
+
+        long headTimeNs() {
+            return timesNs[head];
+        }
+
+        long headSequence() {
+            return sequences[head];
+        }
+
+        int size() {
+            return tail - head;
+        }
+
+        void append(long timeNs, long sequence, Event event) {
+            if (tail == timesNs.length) {
+                makeRoom();
+            }
+            int slot = tail++;
+            timesNs[slot] = timeNs;
+            sequences[slot] = sequence;
+            events[slot] = event;
+        }
+
+        /** Removes and returns the head (the caller has read its time). */
+        Event take() {
+            Event event = events[head];
+            events[head] = null;
+            if (++head == tail) {
+                // Empty: restart at the front so appends rarely need to slide or grow the arrays.
+                head = 0;
+                tail = 0;
+            }
+            return event;
+        }
+
+        /**
+         * Frees the slot after the tail: slides the live entries to the front when at most half the
+         * array is live, else doubles it. Either way at least half the array is free after the tail,
+         * so a slide never moves more entries than there were appends since the last one.
+         */
+        private void makeRoom() {
+            int live = tail - head;
+            int capacity = timesNs.length;
+            if (live <= capacity / 2) {
+                System.arraycopy(timesNs, head, timesNs, 0, live);
+                System.arraycopy(sequences, head, sequences, 0, live);
+                System.arraycopy(events, head, events, 0, live);
+                // Drop the references the slide left behind past the live entries.
+                Arrays.fill(events, live, tail, null);
+                head = 0;
+                tail = live;
+            } else {
+                // Same positions in larger arrays: the head and tail stay where they are.
+                int grown = capacity * 2;
+                timesNs = Arrays.copyOf(timesNs, grown);
+                sequences = Arrays.copyOf(sequences, grown);
+                events = Arrays.copyOf(events, grown);
+            }
         }
     }
 
@@ -177,10 +222,10 @@ public final class Simulator {
     }
 
     public int pendingEvents() {
-        return heapSize + (timelineTail - timelineHead);
+        return heapSize + arrivals.size() + inOrder.size();
     }
 
-    /** The pending events held by the heap rather than the timeline; for tests of the fast path. */
+    /** The pending events held by the heap rather than a timeline; for tests of the fast path. */
     int heapPendingEvents() {
         return heapSize;
     }
@@ -209,26 +254,20 @@ public final class Simulator {
     }
 
     /**
-     * Fires the earliest pending event, by (time, sequence) over the heap's top and the timeline's
-     * head, if there is one at or before {@code horizonNs}; false (and nothing fired) otherwise.
+     * Fires the earliest pending event, by (time, sequence) over the heap's top and the timelines'
+     * heads, if there is one at or before {@code horizonNs}; false (and nothing fired) otherwise.
      */
     private boolean fireNextUpTo(long horizonNs) {
+        Timeline first = earlierHead(arrivals, inOrder);
         long timeNs;
         Event event;
-        boolean timelineNonEmpty = timelineHead != timelineTail;
-        if (timelineNonEmpty && (heapSize == 0 || earlier(timelineTimesNs[timelineHead],
-                timelineSequences[timelineHead], heapTimesNs[0], heapSequences[0]))) {
-            timeNs = timelineTimesNs[timelineHead];
+        if (first != null && (heapSize == 0 || earlier(first.headTimeNs(), first.headSequence(), heapTimesNs[0],
+                heapSequences[0]))) {
+            timeNs = first.headTimeNs();
             if (timeNs > horizonNs) {
                 return false;
             }
-            event = timelineEvents[timelineHead];
-            timelineEvents[timelineHead] = null;
-            if (++timelineHead == timelineTail) {
-                // Empty: restart at the front so appends rarely need to slide or grow the arrays.
-                timelineHead = 0;
-                timelineTail = 0;
-            }
+            event = first.take();
         } else if (heapSize > 0) {
             timeNs = heapTimesNs[0];
             if (timeNs > horizonNs) {
@@ -243,5 +282,16 @@ public final class Simulator {
         eventsFired++;
         event.fire(nowNs);
         return true;
+    }
+
+    /** The timeline with the earlier head, or null when both are empty. */
+    private static Timeline earlierHead(Timeline a, Timeline b) {
+        if (a.isEmpty()) {
+            return b.isEmpty() ? null : b;
+        }
+        if (b.isEmpty()) {
+            return a;
+        }
+        return earlier(a.headTimeNs(), a.headSequence(), b.headTimeNs(), b.headSequence()) ? a : b;
     }
 }

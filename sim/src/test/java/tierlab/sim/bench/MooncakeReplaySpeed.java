@@ -29,7 +29,9 @@ import tierlab.sim.workload.MooncakeWorkload;
  * every serving engine of the registry ({@link ServingEngines}), the default first; the median
  * lines of all engines come last.
  * Beside wall time it reports the replaying thread's CPU time: on a shared build machine other
- * processes take the cores, and CPU time is then the fairer measure of the simulator's own cost.
+ * processes take the cores, and CPU time is then the fairer measure of the simulator's own cost. Each
+ * median line ends with the host's load average (1 minute) as the engine's runs began and ended, so a
+ * reader can tell whether the wall figure measured tierlab or the other processes.
  *
  * <pre>
  *   java -cp ... tierlab.sim.bench.MooncakeReplaySpeed [timeScale=1] [warmups=2] [runs=3] [trace path]
@@ -66,6 +68,7 @@ public final class MooncakeReplaySpeed {
                                   int runs) {
         List<Double> ratios = new ArrayList<>();
         List<Double> cpuRatios = new ArrayList<>();
+        double loadAtStart = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         for (int i = 0; i < warmups + runs; i++) {
             DecisionTrace trace = new DecisionTrace();
             TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
@@ -96,9 +99,12 @@ public final class MooncakeReplaySpeed {
         }
         double[] sorted = ratios.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         double[] cpuSorted = cpuRatios.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        return String.format(Locale.ROOT, "median of %d warm runs (%s%s): %.0fx wall (all: %s), %.0fx CPU (all: %s)", sorted.length,
+        double loadAtEnd = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return String.format(Locale.ROOT, "median of %d warm runs (%s%s): %.0fx wall (all: %s), %.0fx CPU (all: %s); "
+                        + "load average %.2f at start, %.2f at end on %d cores", sorted.length,
                 engine, engine.equals(SchedulerSettings.DEFAULT_ENGINE) ? ", the default engine" : "",
                 sorted[sorted.length / 2], Arrays.toString(Arrays.stream(sorted).mapToLong(Math::round).toArray()),
-                cpuSorted[cpuSorted.length / 2], Arrays.toString(Arrays.stream(cpuSorted).mapToLong(Math::round).toArray()));
+                cpuSorted[cpuSorted.length / 2], Arrays.toString(Arrays.stream(cpuSorted).mapToLong(Math::round).toArray()),
+                loadAtStart, loadAtEnd, Runtime.getRuntime().availableProcessors());
     }
 }

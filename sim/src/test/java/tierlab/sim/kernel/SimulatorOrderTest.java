@@ -12,7 +12,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The kernel's heap plus sorted timeline must fire events in exactly the order of one priority
+ * The kernel's heap plus sorted timelines must fire events in exactly the order of one priority
  * queue over (time, sequence): decisions, and so trace hashes, depend on it.
  */
 class SimulatorOrderTest {
@@ -146,14 +146,19 @@ class SimulatorOrderTest {
         }
         assertEquals(0, simulator.heapPendingEvents());
         assertEquals(4_000, simulator.pendingEvents());
-        // Work scheduled while arrivals are pending is earlier than the last arrival: the heap.
+        // Work scheduled while arrivals are pending is earlier than the last arrival: in time order
+        // among itself it goes on the second timeline, and only what goes back in time on both to the heap.
         simulator.at(500, now -> fired.add(-now));
+        simulator.at(700, now -> fired.add(-now));
+        assertEquals(0, simulator.heapPendingEvents());
+        simulator.at(400, now -> fired.add(-now));
         assertEquals(1, simulator.heapPendingEvents());
-        assertEquals(10, simulator.run(2_000));
-        assertEquals(List.of(0L, 0L, 0L, -500L, 1_000L, 1_000L, 1_000L, 2_000L, 2_000L, 2_000L), fired);
+        assertEquals(4_003, simulator.pendingEvents());
+        assertEquals(12, simulator.run(2_000));
+        assertEquals(List.of(0L, 0L, 0L, -400L, -500L, -700L, 1_000L, 1_000L, 1_000L, 2_000L, 2_000L, 2_000L), fired);
         assertEquals(0, simulator.heapPendingEvents());
         simulator.run();
-        assertEquals(4_001, fired.size());
+        assertEquals(4_003, fired.size());
         assertEquals(0, simulator.pendingEvents());
     }
 
