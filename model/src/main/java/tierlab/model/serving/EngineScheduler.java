@@ -578,11 +578,7 @@ public final class EngineScheduler implements ServingEngine {
             holdStepForSaves(nowNs);
             return;
         }
-        admissionDirty = true;
-        IoOp.Compute compute = currentCompute;
-        currentCompute = null;
-        computeTicket = -1;
-        stepPhase = StepPhase.IDLE;
+        IoOp.Compute compute = takeCompute(StepPhase.IDLE);
         List<IoOp.ComputeItem> items = compute.items();
         for (int i = 0; i < items.size(); i++) {
             IoOp.ComputeItem item = items.get(i);
@@ -610,16 +606,22 @@ public final class EngineScheduler implements ServingEngine {
         trace.record("step-done", compute.stepIndex());
     }
 
+    /** The step's compute completed: takes it from the engine and moves to {@code next}; admission looks again. */
+    private IoOp.Compute takeCompute(StepPhase next) {
+        admissionDirty = true;
+        IoOp.Compute compute = currentCompute;
+        currentCompute = null;
+        computeTicket = -1;
+        stepPhase = next;
+        return compute;
+    }
+
     /**
      * {@code saveTiming: in-step}: the compute is done and its prompts' saves are queued ({@link HeldStep#hold});
      * the step ends only once they are staged, which {@link #tick} asks after every event.
      */
     private void holdStepForSaves(long nowNs) {
-        admissionDirty = true;
-        IoOp.Compute compute = currentCompute;
-        currentCompute = null;
-        computeTicket = -1;
-        stepPhase = StepPhase.SAVING;
+        IoOp.Compute compute = takeCompute(StepPhase.SAVING);
         heldStep = HeldStep.hold(compute, requestIndex, gpuBlocks, store, settings.offload(), nowNs);
         computedPromptTokens += heldStep.promptTokensComputed();
         trace.record("step-saving", compute.stepIndex(), heldStep.savesPending(requestIndex));
