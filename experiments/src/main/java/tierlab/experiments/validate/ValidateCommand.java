@@ -159,10 +159,10 @@ public final class ValidateCommand implements Callable<Integer> {
                 // Tables, profile and report first: a chart that fails below cannot cost them.
                 ValidationReport.writeTables(folder, results);
                 Files.writeString(folder.resolve(ValidationReport.PROFILE), profileYaml);
-                ReportText.write(folder, ReportText.render(validation, command, host, calibrationText, results, List.of()));
+                ReportText.write(folder, ReportText.render(validation, command, host, calibrationText, fitted.nvme(), results, List.of()));
                 chartFailures.addAll(ValidationReport.writeCharts(folder, results, chartWriter));
                 if (!chartFailures.isEmpty()) {
-                    ReportText.write(folder, ReportText.render(validation, command, host, calibrationText, results, chartFailures));
+                    ReportText.write(folder, ReportText.render(validation, command, host, calibrationText, fitted.nvme(), results, chartFailures));
                 }
             });
             summary(stdout, target, results, chartFailures);
