@@ -8,12 +8,15 @@ import java.util.function.Predicate;
 import tierlab.model.io.IoOp;
 import tierlab.model.sched.RequestOutcome;
 import tierlab.model.sched.RequestSpec;
+import tierlab.model.store.TieredStore;
+import tierlab.model.trace.DecisionTrace;
 import tierlab.model.util.LongMap;
 
 /**
  * The requests a serving engine was given ({@link SerialEngine}, {@link SglangEngine}): by id in id order
  * (iterated for crash recovery and invariants), by id for look-ups (never iterated, so its hash order
- * decides nothing), and the finished ones in finishing order; plus the step pieces those engines share.
+ * decides nothing), and the finished ones in finishing order; plus the step pieces the engines share
+ * (with {@link EngineScheduler}: step items, loads of a store hit, a new step's compute).
  */
 final class EngineRequests {
     private final TreeMap<Long, EngineRequest> byId = new TreeMap<>();
@@ -91,6 +94,37 @@ final class EngineRequests {
         ops.addAll(ownOps);
         ownOps.clear();
         return ops;
+    }
+
+    /**
+     * Starts the load of a request's store hit into its GPU blocks beyond the GPU prefix. When the store
+     * does not start it (or, with {@code leaseRequired}, the request holds no lease any more), the request
+     * computes those tokens instead: its lease goes back and it leaves the step's loads.
+     */
+    static void startLoad(EngineRequest request, TieredStore store, List<EngineRequest> stepLoads, boolean leaseRequired,
+                          long nowNs) {
+        long requestId = request.spec.requestId();
+        int firstBlock = request.hit.startBlock();
+        List<Long> targets = new ArrayList<>(request.gpuBlocks.subList(firstBlock, firstBlock + request.hit.hitBlocks()));
+        if ((!leaseRequired || store.hasLease(requestId))
+                && store.load(requestId, targets, nowNs) == TieredStore.LoadOutcome.STARTED) {
+            request.loading = true;
+            request.loadsWaited++;
+        } else {
+            request.needsLoad = false;
+            request.admittedHitTokens = 0;
+            store.releaseLease(requestId, nowNs);
+            stepLoads.remove(request);
+        }
+    }
+
+    /** A step's forward pass over {@code items} (not empty): a new ticket, queued with the engine's own operations, traced. */
+    static IoOp.Compute newStep(TieredStore store, long stepIndex, List<IoOp.ComputeItem> items, List<IoOp> ownOps,
+                                DecisionTrace trace) {
+        IoOp.Compute compute = new IoOp.Compute(store.newTicket(), stepIndex, items);
+        ownOps.add(compute);
+        trace.record("step", compute.stepIndex(), items.size(), compute.newTokens());
+        return compute;
     }
 
     /**

@@ -448,18 +448,7 @@ public final class EngineScheduler implements ServingEngine {
     }
 
     private void startLoad(EngineRequest request, long nowNs) {
-        int firstBlock = request.hit.startBlock();
-        List<Long> targets = request.gpuBlocks.subList(firstBlock, firstBlock + request.hit.hitBlocks());
-        TieredStore.LoadOutcome outcome = store.load(request.spec.requestId(), new ArrayList<>(targets), nowNs);
-        if (outcome == TieredStore.LoadOutcome.STARTED) {
-            request.loading = true;
-            request.loadsWaited++;
-        } else {
-            request.needsLoad = false;
-            request.admittedHitTokens = 0;
-            store.releaseLease(request.spec.requestId(), nowNs);
-            stepLoads.remove(request);
-        }
+        EngineRequests.startLoad(request, store, stepLoads, false, nowNs);
     }
 
     /** Once every load of the step has landed, run the forward pass over the batch. */
@@ -474,11 +463,9 @@ public final class EngineScheduler implements ServingEngine {
             stepPhase = StepPhase.IDLE;
             return;
         }
-        computeTicket = store.newTicket();
-        currentCompute = new IoOp.Compute(computeTicket, stepIndex++, items);
-        ownOps.add(currentCompute);
+        currentCompute = EngineRequests.newStep(store, stepIndex++, items, ownOps, trace);
+        computeTicket = currentCompute.ticket();
         stepPhase = StepPhase.COMPUTING;
-        trace.record("step", currentCompute.stepIndex(), items.size(), currentCompute.newTokens());
     }
 
     private boolean growOrPreempt(EngineRequest request, long nowNs) {

@@ -475,18 +475,7 @@ public final class SglangEngine implements ServingEngine {
 
     /** Load-back: the hit's host copies go to the request's own pages beyond its GPU prefix. */
     private void startLoad(EngineRequest request, long nowNs) {
-        int firstBlock = request.hit.startBlock();
-        List<Long> targets = new ArrayList<>(request.gpuBlocks.subList(firstBlock, firstBlock + request.hit.hitBlocks()));
-        if (store.hasLease(request.spec.requestId())
-                && store.load(request.spec.requestId(), targets, nowNs) == TieredStore.LoadOutcome.STARTED) {
-            request.loading = true;
-            request.loadsWaited++;
-        } else {
-            request.needsLoad = false;
-            request.admittedHitTokens = 0;
-            store.releaseLease(request.spec.requestId(), nowNs);
-            stepLoads.remove(request);
-        }
+        EngineRequests.startLoad(request, store, stepLoads, true, nowNs);
     }
 
     private void maybeCompute(long nowNs) {
@@ -499,11 +488,9 @@ public final class SglangEngine implements ServingEngine {
             stepPhase = StepPhase.IDLE;
             return;
         }
-        computeTicket = store.newTicket();
-        currentCompute = new IoOp.Compute(computeTicket, stepIndex++, items);
-        ownOps.add(currentCompute);
+        currentCompute = EngineRequests.newStep(store, stepIndex++, items, ownOps, trace);
+        computeTicket = currentCompute.ticket();
         stepPhase = StepPhase.COMPUTING;
-        trace.record("step", currentCompute.stepIndex(), items.size(), currentCompute.newTokens());
     }
 
     /**
