@@ -23,7 +23,7 @@ if [[ ! -s "$CLASSPATH_FILE" ]]; then
     -DincludeScope=runtime >/dev/null
 fi
 jars=()
-for module in model engine sim hunt bench experiments; do jars+=("$ROOT/$module/target/tierlab-$module-$VERSION.jar"); done
+for module in model workload engine sim hunt bench experiments; do jars+=("$ROOT/$module/target/tierlab-$module-$VERSION.jar"); done
 # The file has no final newline, so read reports end of file; the array is complete all the same.
 IFS=: read -r -a libraries <"$CLASSPATH_FILE" || true
 for jar in "${libraries[@]}"; do [[ "$jar" == */tierlab/tierlab-* ]] || jars+=("$jar"); done

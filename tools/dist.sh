@@ -72,7 +72,7 @@ step() { echo "tierlab dist: [$(( SECONDS - started )) s] $*" >&2; }
 # icu4j is kept for Tablesaw's charset detection (about 50 classes), without its 26 MB of locale
 # data (com/ibm/icu/impl/data), which charset detection does not read.
 OWN_JARS=()
-for module in model engine sim hunt bench experiments; do
+for module in model workload engine sim hunt bench experiments; do
   jar="$module/target/tierlab-$module-$VERSION.jar"
   [[ -f "$jar" ]] || die "$jar is missing; run './tierlab build' first."
   OWN_JARS+=("$jar")

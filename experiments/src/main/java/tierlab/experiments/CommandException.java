@@ -23,7 +23,7 @@ public class CommandException extends RuntimeException {
         String message = exception.getMessage();
         // A TraceException's message is written for the user too (file, line, what is wrong); the
         // trace reader lives in sim/ and cannot throw this module's CommandException.
-        if (exception instanceof CommandException || exception instanceof tierlab.sim.workload.TraceException) {
+        if (exception instanceof CommandException || exception instanceof tierlab.workload.TraceException) {
             return oneLine(message);
         }
         // A file that could not be read or written: the file and the cause in words (ENOSPC → "no space

@@ -3,8 +3,8 @@ package tierlab.experiments;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import tierlab.sim.workload.MooncakeTrace;
-import tierlab.sim.workload.RequestTrace;
+import tierlab.workload.MooncakeTrace;
+import tierlab.workload.RequestTrace;
 
 /**
  * The replay command's report.md: what was run, the exact command, the tables, the chart and a few

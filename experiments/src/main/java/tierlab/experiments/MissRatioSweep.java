@@ -10,7 +10,7 @@ import tierlab.model.policy.PolicyChoice;
 import tierlab.model.policy.PolicyOptions;
 import tierlab.model.policy.ReplacementPolicy;
 import tierlab.model.policy.ReplayResult;
-import tierlab.sim.workload.MooncakeTrace;
+import tierlab.workload.MooncakeTrace;
 
 /**
  * Replays a trace through every policy at every capacity with {@link CacheReplay}'s

@@ -21,11 +21,11 @@ import picocli.CommandLine.Spec;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.model.policy.Policies;
 import tierlab.model.policy.PolicyChoice;
-import tierlab.sim.workload.MooncakeTrace;
-import tierlab.sim.workload.MooncakeTraceReader;
-import tierlab.sim.workload.RequestTrace;
-import tierlab.sim.workload.TraceException;
-import tierlab.sim.workload.TraceFormats;
+import tierlab.workload.MooncakeTrace;
+import tierlab.workload.MooncakeTraceReader;
+import tierlab.workload.RequestTrace;
+import tierlab.workload.TraceException;
+import tierlab.workload.TraceFormats;
 
 /**
  * {@code tierlab replay}: the block-level miss-ratio curve of a Mooncake trace for each policy at each

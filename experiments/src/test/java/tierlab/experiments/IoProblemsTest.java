@@ -27,6 +27,6 @@ class IoProblemsTest {
         assertEquals("/out/results.csv: no space left on device (ENOSPC)", CommandException.describe(
                 new UncheckedIOException(new FileSystemException("/out/results.csv", null, "No space left on device"))));
         assertEquals("/t.jsonl:3: not valid JSON",
-                CommandException.describe(new tierlab.sim.workload.TraceFormatException(java.nio.file.Path.of("/t.jsonl"), 3, "not valid JSON")));
+                CommandException.describe(new tierlab.workload.TraceFormatException(java.nio.file.Path.of("/t.jsonl"), 3, "not valid JSON")));
     }
 }

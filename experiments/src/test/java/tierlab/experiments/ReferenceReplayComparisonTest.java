@@ -13,10 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import tierlab.sim.workload.MooncakeTrace;
-import tierlab.sim.workload.MooncakeTraceReader;
-import tierlab.sim.workload.RequestTrace;
-import tierlab.sim.workload.TraceFormats;
+import tierlab.workload.MooncakeTrace;
+import tierlab.workload.MooncakeTraceReader;
+import tierlab.workload.RequestTrace;
+import tierlab.workload.TraceFormats;
 
 /**
  * Issue 15's acceptance check: on every trace shipped in data/ (the Mooncake trace here; the others,

@@ -25,7 +25,7 @@ import tierlab.hunt.testkit.CommandRun;
 import tierlab.model.policy.BeladyPolicy;
 import tierlab.model.policy.Policies;
 import tierlab.model.testkit.ReferenceLru;
-import tierlab.sim.workload.MooncakeTraceReader;
+import tierlab.workload.MooncakeTraceReader;
 
 class ReplayCommandTest {
 

@@ -5,7 +5,7 @@ import java.util.List;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
-import tierlab.model.sched.RequestSpec;
+import tierlab.model.request.RequestSpec;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.TieredStore;

@@ -72,7 +72,7 @@ public record ReplayFile(int format, String target, long seed, Check check, int 
             throw new IllegalArgumentException(String.format(java.util.Locale.ROOT, "%s: %,d bytes; a replay file is at"
                     + " most %,d bytes (16 MiB)", file, size, MAX_FILE_BYTES));
         }
-        String binary = tierlab.sim.workload.BinaryContent.describe(file);
+        String binary = tierlab.workload.BinaryContent.describe(file);
         if (binary != null) {
             throw new IllegalArgumentException(file + ": " + binary + "; a replay file is JSON text");
         }

@@ -2,7 +2,7 @@ package tierlab.hunt;
 
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import tierlab.model.sched.SaveTiming;
+import tierlab.model.serving.SaveTiming;
 
 /**
  * The hunt profiles of {@code saveTiming: in-step}: with every fix on they stay clean for their budget

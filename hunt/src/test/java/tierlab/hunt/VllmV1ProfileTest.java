@@ -7,7 +7,7 @@ import static org.quicktheories.QuickTheory.qt;
 
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import tierlab.model.sched.RequestOutcome;
+import tierlab.model.request.RequestOutcome;
 import tierlab.model.serving.ServingEngines;
 
 /**

@@ -50,6 +50,9 @@ class ArchitectureTest {
     private static final String MODEL = "tierlab.model..";
     private static final String ENGINE = "tierlab.engine..";
     private static final String SIM = "tierlab.sim..";
+    /** Workloads and the pass metrics: they feed and measure every runtime, and decide with a seed alone too. */
+    private static final String WORKLOAD = "tierlab.workload..";
+    private static final String METRICS = "tierlab.metrics..";
     private static final String EXPERIMENTS = "tierlab.experiments..";
     private static final String FIXTURE = "tierlab.architecture.fixture..";
 
@@ -93,22 +96,22 @@ class ArchitectureTest {
 
     @Test
     void modelAndSimNeverReadTheClock() {
-        noClockReads(MODEL, SIM).check(productionClasses);
+        noClockReads(MODEL, SIM, WORKLOAD, METRICS).check(productionClasses);
     }
 
     @Test
     void modelAndSimNeverDrawUnseededRandomness() {
-        noUnseededRandomness(MODEL, SIM).check(productionClasses);
+        noUnseededRandomness(MODEL, SIM, WORKLOAD, METRICS).check(productionClasses);
     }
 
     @Test
     void modelAndSimNeverSleepOrStartThreads() {
-        noSleepingOrThreads(MODEL, SIM).check(productionClasses);
+        noSleepingOrThreads(MODEL, SIM, WORKLOAD, METRICS).check(productionClasses);
     }
 
     @Test
     void modelAndSimNeverUseExecutorsAsyncFuturesOrLocks() {
-        noExecutorsOrLocks(MODEL, SIM).check(productionClasses);
+        noExecutorsOrLocks(MODEL, SIM, WORKLOAD, METRICS).check(productionClasses);
     }
 
     /** System.nanoTime, System.currentTimeMillis, any java.time {@code now(...)}, and any Clock. */

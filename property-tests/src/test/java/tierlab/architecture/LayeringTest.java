@@ -10,10 +10,12 @@ import org.junit.jupiter.api.Test;
 import tierlab.model.serving.ServingEngine;
 
 /**
- * The modules as layers, arrows pointing down only: model → engine → sim → hunt → experiments
- * (a module may use any module below it, never one above); no cycle between packages; and the
- * simulator reaches the real engine only from its hybrid package, where real bytes meet simulated
- * time. Everything else in sim runs on the model and its ports alone.
+ * The modules as layers, arrows pointing down only: model → workload → engine → sim → hunt →
+ * experiments (a module may use any module below it, never one above); no cycle between packages;
+ * the simulator reaches the real engine only from its hybrid package, where real bytes meet
+ * simulated time (everything else in sim runs on the model and its ports alone); and what live runs
+ * and {@code validate} share with the simulator (workloads, traces, metrics, the engine and its live
+ * runtime) imports nothing from {@code tierlab.sim}.
  */
 class LayeringTest {
 
@@ -28,6 +30,7 @@ class LayeringTest {
     void noModuleDependsOnAModuleAboveIt() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("model").definedBy("tierlab.model..")
+                .layer("workload").definedBy("tierlab.workload..", "tierlab.metrics..")
                 .layer("engine").definedBy("tierlab.engine..")
                 .layer("sim").definedBy("tierlab.sim..")
                 .layer("hunt").definedBy("tierlab.hunt..")
@@ -36,6 +39,7 @@ class LayeringTest {
                 .whereLayer("hunt").mayOnlyBeAccessedByLayers("experiments")
                 .whereLayer("sim").mayOnlyBeAccessedByLayers("hunt", "experiments")
                 .whereLayer("engine").mayOnlyBeAccessedByLayers("sim", "hunt", "experiments")
+                .whereLayer("workload").mayOnlyBeAccessedByLayers("engine", "sim", "hunt", "experiments")
                 .because("each module builds on the ones below it; an arrow back up would make the control plane"
                         + " depend on how it is run")
                 .check(productionClasses);
@@ -56,6 +60,24 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAPackage("tierlab.engine..")
                 .because("sim devices implement the model's ports; only hybrid mode runs real engine bytes under"
                         + " simulated time")
+                .check(productionClasses);
+    }
+
+    @Test
+    void whatLiveRunsShareImportsNothingFromTheSimulator() {
+        noClasses().that().resideInAnyPackage("tierlab.workload..", "tierlab.metrics..", "tierlab.engine..")
+                .should().dependOnClassesThat().resideInAPackage("tierlab.sim..")
+                .because("workloads, traces, metrics, the engine and the live runtime serve live runs and validate as"
+                        + " much as the simulator; a live run must not load simulator classes")
+                .check(productionClasses);
+    }
+
+    @Test
+    void workloadsAndMetricsDependOnTheModelAlone() {
+        noClasses().that().resideInAnyPackage("tierlab.workload..", "tierlab.metrics..")
+                .should().dependOnClassesThat().resideInAnyPackage("tierlab.engine..", "tierlab.hunt..",
+                        "tierlab.bench..", "tierlab.experiments..", "tierlab.spark..")
+                .because("workloads and metrics sit below every runtime")
                 .check(productionClasses);
     }
 

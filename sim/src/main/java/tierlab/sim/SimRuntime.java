@@ -12,8 +12,8 @@ import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 import tierlab.model.io.PayloadLedger;
 import tierlab.model.l2.L2Snapshot;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.TieredStore;
@@ -26,10 +26,10 @@ import tierlab.sim.device.SimCopyPort;
 import tierlab.sim.device.SimStoragePort;
 import tierlab.sim.device.StorageModels;
 import tierlab.sim.hybrid.RealBytes;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.model.util.SeedTree;
 import tierlab.sim.kernel.Simulator;
-import tierlab.sim.metrics.CounterSnapshot;
-import tierlab.sim.metrics.Sample;
+import tierlab.metrics.CounterSnapshot;
+import tierlab.metrics.Sample;
 
 /**
  * Drives the unchanged model on a virtual clock: requests arrive as events, the {@link Driver}

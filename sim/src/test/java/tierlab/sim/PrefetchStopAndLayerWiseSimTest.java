@@ -8,10 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.PrefetchStop;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.PrefetchStop;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
@@ -19,7 +19,7 @@ import tierlab.model.store.TieredStore;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.model.util.SeedTree;
 
 /**
  * The prefetch stop policies and layer-wise loading in the simulator, on the H100 preset: two passes over

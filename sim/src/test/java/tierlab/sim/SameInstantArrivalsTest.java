@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
@@ -17,7 +17,7 @@ import tierlab.model.store.TieredStore;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.model.util.SeedTree;
 
 /**
  * Why the E1-like warm pass of {@code tierlab validate} read 16.7% more from L2 simulated than

@@ -9,10 +9,10 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SaveTiming;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SaveTiming;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
@@ -23,7 +23,7 @@ import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.GpuProfile;
 import tierlab.sim.device.HostProfile;
 import tierlab.sim.device.PcieProfile;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.model.util.SeedTree;
 
 /**
  * {@code saveTiming} on a device whose every time is chosen to be computed by hand: a step takes 1 ms on

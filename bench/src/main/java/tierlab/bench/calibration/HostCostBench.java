@@ -25,9 +25,9 @@ import tierlab.model.geometry.Geometry;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.OpSink;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
@@ -37,9 +37,9 @@ import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.GpuProfile;
 import tierlab.sim.device.HostProfile;
-import tierlab.sim.kernel.SeedTree;
-import tierlab.sim.workload.LongPrefillPasses;
-import tierlab.sim.workload.LongPrefillSettings;
+import tierlab.model.util.SeedTree;
+import tierlab.workload.LongPrefillPasses;
+import tierlab.workload.LongPrefillSettings;
 
 /**
  * Microbenchmarks of the live code paths whose CPU time the simulator charges as host costs

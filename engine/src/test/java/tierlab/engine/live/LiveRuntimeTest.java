@@ -14,8 +14,8 @@ import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
@@ -42,7 +42,7 @@ class LiveRuntimeTest {
     @Test
     void layerWiseLoadsAndBestEffortPrefetchesServeNoWrongByte() throws Exception {
         runAndVerify(SchedulerSettings.defaults(4_096).withConcurrency(8).withLoadLayerGroups(4)
-                .withPrefetchStop(tierlab.model.sched.PrefetchStop.BEST_EFFORT));
+                .withPrefetchStop(tierlab.model.serving.PrefetchStop.BEST_EFFORT));
     }
 
     private void runAndVerify(SchedulerSettings schedulerSettings) throws Exception {

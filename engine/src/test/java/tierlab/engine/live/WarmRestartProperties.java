@@ -1,5 +1,6 @@
 package tierlab.engine.live;
 
+import tierlab.model.request.RequestSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,7 +89,7 @@ class WarmRestartProperties {
             String where = "step " + i + " " + step + "(" + keySet + ") of " + codes;
             switch (step) {
                 case CLEAN_RUN, CRASH_MID_RUN, CRASH_BEFORE_FIRST_WRITE -> {
-                    List<tierlab.model.sched.RequestSpec> requests = prompts(keySet, nextRequestId);
+                    List<tierlab.model.request.RequestSpec> requests = prompts(keySet, nextRequestId);
                     nextRequestId += 1_000;
                     if (step == Step.CRASH_MID_RUN) {
                         requests = requests.subList(0, 1 + (i * 7) % WarmRestartHarness.PROMPTS);

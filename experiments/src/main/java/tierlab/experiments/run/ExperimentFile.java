@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonAnySetter;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
-import tierlab.sim.workload.SyntheticSettings;
+import tierlab.workload.SyntheticSettings;
 
 /**
  * An experiment file as written (YAML or JSON). Every field is optional unless the resolver says
@@ -136,7 +136,7 @@ public record ExperimentFile(String name, String description, String label, Stri
      * @param prefixCaching automatic prefix caching of GPU blocks, for engines with a GPU prefix cache
      *                      ({@code vllm-v1}) [true]; engines without a GPU prefix cache ignore it
      * @param prefetchStop  when a prefetch stops being waited for: {@code wait-complete} [default], {@code best-effort}
-     *                      or {@code timeout:BASE_MS+PER_1K_MS} ({@code tierlab.model.sched.PrefetchStop})
+     *                      or {@code timeout:BASE_MS+PER_1K_MS} ({@code tierlab.model.serving.PrefetchStop})
      * @param loadLayerGroups a load is copied in this many layer groups, overlapping compute [1]
      * @param hostWritePolicy when GPU pages are saved to the store, for {@code sglang}: {@code write-through} [default],
      *                        {@code write-after-hits:N} or {@code write-back}; other engines ignore it

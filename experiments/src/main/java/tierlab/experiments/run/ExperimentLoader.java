@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
 import tierlab.experiments.CommandException;
 import tierlab.model.Registry;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.fault.FaultSettings;
@@ -84,7 +84,7 @@ public final class ExperimentLoader {
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read the experiment file (" + ExperimentParsing.describeIo(e) + ")", e);
         }
-        String binary = tierlab.sim.workload.BinaryContent.describe(bytes);
+        String binary = tierlab.workload.BinaryContent.describe(bytes);
         if (binary != null) {
             throw new CommandException(file + ": " + binary + "; an experiment file is YAML or JSON text");
         }

@@ -2,7 +2,7 @@ package tierlab.experiments.run;
 
 import java.util.ArrayList;
 import java.util.List;
-import tierlab.sim.metrics.PassMetric;
+import tierlab.metrics.PassMetric;
 
 /**
  * The metric columns of {@code results.csv}. Per-pass figures are named {@code PASS.metric}

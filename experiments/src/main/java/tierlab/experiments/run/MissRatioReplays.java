@@ -21,11 +21,11 @@ import tierlab.experiments.MissRatioSweep;
 import tierlab.experiments.MissRatioTable;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.policy.PolicyChoice;
-import tierlab.model.sched.RequestSpec;
-import tierlab.sim.workload.MooncakeTrace;
-import tierlab.sim.workload.MooncakeTraceReader;
-import tierlab.sim.workload.RequestTrace;
-import tierlab.sim.workload.TraceException;
+import tierlab.model.request.RequestSpec;
+import tierlab.workload.MooncakeTrace;
+import tierlab.workload.MooncakeTraceReader;
+import tierlab.workload.RequestTrace;
+import tierlab.workload.TraceException;
 
 /**
  * An experiment's {@code missRatioCurve}: the block-level replay of its workload through each policy

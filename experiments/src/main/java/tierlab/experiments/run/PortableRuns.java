@@ -14,10 +14,10 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import tierlab.model.sched.RequestOutcome;
+import tierlab.model.request.RequestOutcome;
 import tierlab.model.store.LookupResult.HitClass;
-import tierlab.sim.metrics.PassMetrics;
-import tierlab.sim.metrics.Sample;
+import tierlab.metrics.PassMetrics;
+import tierlab.metrics.Sample;
 
 /**
  * Sweep points and their results in a form that travels between JVMs (Java serialization of plain

@@ -17,8 +17,8 @@ import tech.tablesaw.api.LongColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 import tech.tablesaw.columns.Column;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.sim.metrics.Sample;
+import tierlab.model.request.RequestOutcome;
+import tierlab.metrics.Sample;
 
 /**
  * The tables of an experiment: {@code results.csv} (one row per run: every parameter, the seed,

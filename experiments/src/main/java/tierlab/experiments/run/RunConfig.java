@@ -1,7 +1,7 @@
 package tierlab.experiments.run;
 
 import java.util.Map;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.fault.FaultSettings;

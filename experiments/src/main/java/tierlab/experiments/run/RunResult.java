@@ -3,10 +3,10 @@ package tierlab.experiments.run;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.sim.metrics.PassMetric;
-import tierlab.sim.metrics.PassMetrics;
-import tierlab.sim.metrics.Sample;
+import tierlab.model.request.RequestOutcome;
+import tierlab.metrics.PassMetric;
+import tierlab.metrics.PassMetrics;
+import tierlab.metrics.Sample;
 
 /**
  * What one run produced. Everything here except {@code wallNs} is a function of the run's

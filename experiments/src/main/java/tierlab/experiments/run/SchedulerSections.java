@@ -7,10 +7,10 @@ import java.nio.file.Path;
 import java.util.Map;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.run.ExperimentFile.SchedulerSection;
-import tierlab.model.sched.PrefetchStop;
-import tierlab.model.sched.SaveTiming;
-import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.sched.WaitingOrder;
+import tierlab.model.serving.PrefetchStop;
+import tierlab.model.serving.SaveTiming;
+import tierlab.model.serving.SchedulerSettings;
+import tierlab.model.serving.WaitingOrder;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.L2WritePolicy;
 

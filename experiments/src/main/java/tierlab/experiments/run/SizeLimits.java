@@ -1,7 +1,7 @@
 package tierlab.experiments.run;
 
 import java.util.Locale;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 
 /**

@@ -2,13 +2,13 @@ package tierlab.experiments.run;
 
 import java.nio.file.Path;
 import tierlab.model.geometry.Geometry;
-import tierlab.sim.workload.AzureSynthesis;
-import tierlab.sim.workload.AzureTraceReader;
-import tierlab.sim.workload.LongPrefillSettings;
-import tierlab.sim.workload.MooncakeWorkload;
-import tierlab.sim.workload.RequestTrace;
-import tierlab.sim.workload.SyntheticSettings;
-import tierlab.sim.workload.TraceFormats;
+import tierlab.workload.AzureSynthesis;
+import tierlab.workload.AzureTraceReader;
+import tierlab.workload.LongPrefillSettings;
+import tierlab.workload.MooncakeWorkload;
+import tierlab.workload.RequestTrace;
+import tierlab.workload.SyntheticSettings;
+import tierlab.workload.TraceFormats;
 
 /** A resolved workload: what the run generates its requests from (the seed comes with the run). */
 public sealed interface WorkloadPlan {

@@ -11,13 +11,13 @@ import tierlab.experiments.run.ExperimentFile.WorkloadSection;
 import tierlab.model.Registry;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
-import tierlab.sim.workload.AzureSynthesis;
-import tierlab.sim.workload.LengthDistribution;
-import tierlab.sim.workload.LongPrefillPasses;
-import tierlab.sim.workload.LongPrefillSettings;
-import tierlab.sim.workload.MooncakeWorkload;
-import tierlab.sim.workload.QwenTraceReader;
-import tierlab.sim.workload.TraceWorkload;
+import tierlab.workload.AzureSynthesis;
+import tierlab.workload.LengthDistribution;
+import tierlab.workload.LongPrefillPasses;
+import tierlab.workload.LongPrefillSettings;
+import tierlab.workload.MooncakeWorkload;
+import tierlab.workload.QwenTraceReader;
+import tierlab.workload.TraceWorkload;
 
 /**
  * The {@code workload} section: its type, model shape and presets come from registries (whose

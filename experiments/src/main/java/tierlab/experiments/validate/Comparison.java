@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import tierlab.model.store.LookupResult.HitClass;
-import tierlab.sim.metrics.PassMetric;
-import tierlab.sim.metrics.PassMetrics;
+import tierlab.metrics.PassMetric;
+import tierlab.metrics.PassMetrics;
 
 /**
  * One workload's live runs against its simulation: every metric beside the live run-to-run spread,

@@ -9,7 +9,7 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
-import tierlab.sim.metrics.PassMetrics;
+import tierlab.metrics.PassMetrics;
 
 /**
  * What one run of a workload showed, live or simulated, in the same terms: per-pass metrics, every

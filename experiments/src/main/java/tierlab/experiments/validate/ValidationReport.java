@@ -45,7 +45,7 @@ final class ValidationReport {
         /** Seconds live spent writing computed KV's payload in {@code pass} (by the simulated token count). */
         double fillSeconds(String pass) {
             return sim.passes().stream().filter(p -> p.pass().equals(pass)).findFirst()
-                    .map(p -> p.value(tierlab.sim.metrics.PassMetric.COMPUTED_PROMPT_TOKENS) * kvBytesPerToken / (1 << 20)
+                    .map(p -> p.value(tierlab.metrics.PassMetric.COMPUTED_PROMPT_TOKENS) * kvBytesPerToken / (1 << 20)
                             * computeFillNsPerMiB / 1e9).orElse(0.0);
         }
 

@@ -21,8 +21,8 @@ import tierlab.experiments.run.RunConfig;
 import tierlab.experiments.run.RunExecutor;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreCounter;
@@ -30,9 +30,9 @@ import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.GpuProfile;
-import tierlab.sim.kernel.SeedTree;
-import tierlab.sim.metrics.CounterSnapshot;
-import tierlab.sim.metrics.PassMetrics;
+import tierlab.model.util.SeedTree;
+import tierlab.metrics.CounterSnapshot;
+import tierlab.metrics.PassMetrics;
 
 /**
  * Runs one workload live (wall clock, the io_uring engine on a real L2 file, a real pinned L1,

@@ -11,7 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import tierlab.sim.metrics.PassMetric;
+import tierlab.metrics.PassMetric;
 
 /** The metric list and the policy registry drive the columns, the loader's checks and the catalogue's tables. */
 class MetricsCatalogueTest {

@@ -116,7 +116,7 @@ class SchedulerSectionsTest {
             }
         }
         for (String pass : new String[] {"cold", "warm"}) {
-            for (tierlab.sim.metrics.PassMetric metric : tierlab.sim.metrics.PassMetric.values()) {
+            for (tierlab.metrics.PassMetric metric : tierlab.metrics.PassMetric.values()) {
                 String column = pass + "." + metric.metricName();
                 assertEquals(results.numberColumn(column).getDouble(vllm), results.numberColumn(column).getDouble(off), column);
             }

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import tierlab.hunt.testkit.CommandRun;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 
 /**

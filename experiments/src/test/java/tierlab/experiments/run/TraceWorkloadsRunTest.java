@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tierlab.experiments.ReplayCommand;
 import tierlab.hunt.testkit.CommandRun;
-import tierlab.sim.workload.AzureSynthesis;
-import tierlab.sim.workload.AzureTraceReader;
-import tierlab.sim.workload.QwenTraceReader;
-import tierlab.sim.workload.RequestTrace;
+import tierlab.workload.AzureSynthesis;
+import tierlab.workload.AzureTraceReader;
+import tierlab.workload.QwenTraceReader;
+import tierlab.workload.RequestTrace;
 
 /**
  * The qwen and azure workload types, policy knobs in missRatioCurve.policies, and {@code tierlab

@@ -25,7 +25,7 @@ import tierlab.experiments.cli.Main;
 import tierlab.experiments.run.RunExecutor;
 import tierlab.hunt.testkit.CommandRun;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.RequestSpec;
+import tierlab.model.request.RequestSpec;
 import tierlab.model.testkit.TestDirectories;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.HostProfile;

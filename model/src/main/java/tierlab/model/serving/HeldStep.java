@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import tierlab.model.io.IoOp;
-import tierlab.model.sched.SaveTiming;
 import tierlab.model.store.TieredStore;
 import tierlab.model.util.LongMap;
 

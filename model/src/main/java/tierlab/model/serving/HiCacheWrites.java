@@ -3,7 +3,6 @@ package tierlab.model.serving;
 import java.util.ArrayList;
 import java.util.List;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.L2WritePolicy;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;

@@ -2,7 +2,6 @@ package tierlab.model.serving;
 
 import java.util.ArrayList;
 import java.util.List;
-import tierlab.model.sched.PrefetchStop;
 import tierlab.model.store.LookupResult;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;

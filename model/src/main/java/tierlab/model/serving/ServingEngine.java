@@ -3,9 +3,8 @@ package tierlab.model.serving;
 import java.util.List;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
 import tierlab.model.store.TieredStore;
 
 /**

@@ -2,7 +2,6 @@ package tierlab.model.serving;
 
 import java.util.List;
 import tierlab.model.Registry;
-import tierlab.model.sched.SchedulerSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 

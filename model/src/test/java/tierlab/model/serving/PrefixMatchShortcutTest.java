@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.sched.RequestSpec;
+import tierlab.model.request.RequestSpec;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.TinyModel;
 

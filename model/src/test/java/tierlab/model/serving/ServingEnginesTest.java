@@ -7,9 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;

@@ -1,5 +1,6 @@
 package tierlab.model.serving;
 
+import tierlab.model.request.RequestSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,10 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.io.IoOp;
-import tierlab.model.sched.PrefetchStop;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.SchedulerSettings;
-import tierlab.model.sched.WaitingOrder;
+import tierlab.model.request.RequestOutcome;
 import tierlab.model.store.L2WritePolicy;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.TieredStore;
@@ -340,7 +338,7 @@ class SglangEngineTest {
     }
 
     private static EngineRequest running(long id, long promptTokens, long outputDone) {
-        EngineRequest request = new EngineRequest(new tierlab.model.sched.RequestSpec(id, 0, promptTokens, 10,
+        EngineRequest request = new EngineRequest(new tierlab.model.request.RequestSpec(id, 0, promptTokens, 10,
                 BlockChains.named("r" + id, (int) (promptTokens / BT))));
         request.outputDone = outputDone;
         return request;

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
@@ -17,8 +17,8 @@ import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
-import tierlab.sim.workload.MooncakeWorkload;
+import tierlab.model.util.SeedTree;
+import tierlab.workload.MooncakeWorkload;
 
 /**
  * Replay speed of the Mooncake trace in data/ in sim mode: simulated time / wall time, the issue's

@@ -1,5 +1,6 @@
 package tierlab.sim.fault;
 
+import tierlab.model.request.RequestOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import tierlab.model.drive.ProgressWatchdog;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.EngineScheduler;
 import tierlab.model.serving.PrefetchRetryBound;
 import tierlab.model.serving.ServingEngines;
@@ -22,7 +23,7 @@ import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.model.util.SeedTree;
 
 /**
  * Issue 17 point 2: a run whose L2 reads keep failing ends, in bounded virtual work. Before the fix a
@@ -86,13 +87,13 @@ class BoundedFailureTest {
         // Every L2 read fails (fault injection): a hit is retried up to the bound, then its tokens are computed.
         // They count as recomputed for a failed read, per request and per pass, and not as misses.
         SimRuntime runtime = everyReadFails(new ProgressWatchdog(1_000_000, Integer.MAX_VALUE), 3);
-        tierlab.sim.metrics.CounterSnapshot before = runtime.counterSnapshot();
+        tierlab.metrics.CounterSnapshot before = runtime.counterSnapshot();
         runtime.run();
         EngineScheduler engine = (EngineScheduler) runtime.scheduler();
-        List<tierlab.model.sched.RequestOutcome> outcomes = engine.finished();
+        List<tierlab.model.request.RequestOutcome> outcomes = engine.finished();
         long failedRead = 0;
         long gaveUp = 0;
-        for (tierlab.model.sched.RequestOutcome outcome : outcomes) {
+        for (tierlab.model.request.RequestOutcome outcome : outcomes) {
             assertTrue(outcome.failedReadTokens() <= outcome.recomputedTokens(), outcome.toString());
             assertEquals(0, outcome.prefetchTimeoutTokens());
             if (outcome.failedReadTokens() > 0) {
@@ -102,10 +103,10 @@ class BoundedFailureTest {
             failedRead += outcome.failedReadTokens();
         }
         assertEquals(engine.retryBound().giveUps(), gaveUp, "every request that gave up on L2 counts its hit as failed reads");
-        tierlab.sim.metrics.PassMetrics pass = tierlab.sim.metrics.PassMetrics.of("all", outcomes, before, runtime.counterSnapshot());
+        tierlab.metrics.PassMetrics pass = tierlab.metrics.PassMetrics.of("all", outcomes, before, runtime.counterSnapshot());
         assertTrue(failedRead > 0);
-        assertEquals(failedRead, pass.value(tierlab.sim.metrics.PassMetric.RECOMPUTED_TOKENS_FAILED_READ));
-        assertEquals(engine.computedPromptTokens() - failedRead, pass.value(tierlab.sim.metrics.PassMetric.RECOMPUTED_TOKENS_MISS));
+        assertEquals(failedRead, pass.value(tierlab.metrics.PassMetric.RECOMPUTED_TOKENS_FAILED_READ));
+        assertEquals(engine.computedPromptTokens() - failedRead, pass.value(tierlab.metrics.PassMetric.RECOMPUTED_TOKENS_MISS));
     }
 
     @Test

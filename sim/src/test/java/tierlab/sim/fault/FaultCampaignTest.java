@@ -8,13 +8,13 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.model.util.SeedTree;
 import tierlab.sim.testkit.SimRig;
 
 /**

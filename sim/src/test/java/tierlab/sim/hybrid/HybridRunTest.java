@@ -1,5 +1,6 @@
 package tierlab.sim.hybrid;
 
+import tierlab.model.request.RequestOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,8 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 import tierlab.model.KnownBug;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.TinyModel;
@@ -83,7 +84,7 @@ class HybridRunTest {
             runtime.run();
             return new Outcome(real.bytes().mismatches(), real.bytes().loadMatches(), runtime.ledger().mismatches(),
                     real.bytes().storageFailures(), real.port().name(), runtime.scheduler().finished().size(),
-                    runtime.scheduler().finished().stream().mapToLong(tierlab.model.sched.RequestOutcome::prefetchTimeoutTokens).sum());
+                    runtime.scheduler().finished().stream().mapToLong(tierlab.model.request.RequestOutcome::prefetchTimeoutTokens).sum());
         }
     }
 
@@ -114,8 +115,8 @@ class HybridRunTest {
         long stoppedTokens = 0;
         for (long seed = 1; seed <= 3; seed++) {
             for (SchedulerSettings scheduler : List.of(
-                    base.withPrefetchStop(tierlab.model.sched.PrefetchStop.BEST_EFFORT).withLoadLayerGroups(4),
-                    base.withPrefetchStop(tierlab.model.sched.PrefetchStop.timeout(1_000_000, 0)).withLoadLayerGroups(2))) {
+                    base.withPrefetchStop(tierlab.model.serving.PrefetchStop.BEST_EFFORT).withLoadLayerGroups(4),
+                    base.withPrefetchStop(tierlab.model.serving.PrefetchStop.timeout(1_000_000, 0)).withLoadLayerGroups(2))) {
                 Outcome outcome = run(Set.of(), seed, false, scheduler);
                 assertEquals(36, outcome.finished());
                 assertTrue(outcome.realMatches() > 0);

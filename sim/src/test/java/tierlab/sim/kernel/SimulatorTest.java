@@ -1,5 +1,6 @@
 package tierlab.sim.kernel;
 
+import tierlab.model.util.SeedTree;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -7,16 +7,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.EngineScheduler;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
-import tierlab.sim.workload.MooncakeWorkload;
+import tierlab.model.util.SeedTree;
+import tierlab.workload.MooncakeWorkload;
 
 /**
  * The admission shortcuts (a parked request's witness, the skipped run of parked requests at the

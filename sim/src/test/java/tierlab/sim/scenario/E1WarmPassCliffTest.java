@@ -9,16 +9,16 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.kernel.SeedTree;
-import tierlab.sim.metrics.CounterSnapshot;
-import tierlab.sim.metrics.PassMetric;
-import tierlab.sim.metrics.PassMetrics;
+import tierlab.model.util.SeedTree;
+import tierlab.metrics.CounterSnapshot;
+import tierlab.metrics.PassMetric;
+import tierlab.metrics.PassMetrics;
 import tierlab.sim.testkit.SimRig;
 
 /**

@@ -7,15 +7,15 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.metrics.CounterSnapshot;
-import tierlab.sim.metrics.PassMetric;
-import tierlab.sim.metrics.PassMetrics;
+import tierlab.metrics.CounterSnapshot;
+import tierlab.metrics.PassMetric;
+import tierlab.metrics.PassMetrics;
 import tierlab.sim.testkit.SimRig;
-import tierlab.sim.workload.MooncakeWorkload;
+import tierlab.workload.MooncakeWorkload;
 
 /** The Mooncake trace in data/ replays end to end in sim mode, with zero payload mismatches. */
 class MooncakeReplayTest {

@@ -7,9 +7,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
-import tierlab.model.sched.RequestOutcome;
-import tierlab.model.sched.RequestSpec;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.request.RequestOutcome;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.EngineScheduler;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
@@ -17,8 +17,8 @@ import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
-import tierlab.sim.kernel.SeedTree;
-import tierlab.sim.workload.MooncakeWorkload;
+import tierlab.model.util.SeedTree;
+import tierlab.workload.MooncakeWorkload;
 
 /**
  * vllm-v1 keeps the admission shortcuts of the vllm engine (a parked request's witness, the skipped run

@@ -1,7 +1,7 @@
 package tierlab.sim.testkit;
 
 import java.util.List;
-import tierlab.model.sched.SchedulerSettings;
+import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
@@ -11,7 +11,7 @@ import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.fault.FaultInjector;
 import tierlab.sim.fault.FaultSettings;
-import tierlab.sim.kernel.SeedTree;
+import tierlab.model.util.SeedTree;
 
 /**
  * The simulator as most tests set it up: a fresh store and serving engine (of the kind the
