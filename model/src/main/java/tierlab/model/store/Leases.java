@@ -141,13 +141,13 @@ final class Leases extends StorePart {
         if (existing != null && sameRemainingUnits(existing, units)) {
             status = LeaseStatus.LEASED;
         } else if (hitClass == HitClass.L1) {
-            status = createLease(requestId, units, expected, startBlock, ctx.storeEpoch, nowNs) != null ? LeaseStatus.LEASED : LeaseStatus.ADMISSION_WAIT;
+            status = createLease(requestId, units, expected, startBlock, ctx.l2.storeEpoch(), nowNs) != null ? LeaseStatus.LEASED : LeaseStatus.ADMISSION_WAIT;
         }
         count(StoreCounter.HIT_TOKENS, hitTokens);
         trace.record("lookup", requestId, hitClass.ordinal(), startBlock, hitBlocks, status.ordinal());
         // No pump: a lookup frees nothing and starts no promotion (an L1 lease pins resident slices only).
         return new LookupResult(requestId, hitClass, computedTokens, hitTokens, startBlock, hitBlocks, units, expected,
-                resident, status, ctx.storeEpoch);
+                resident, status, ctx.l2.storeEpoch());
     }
 
     /**

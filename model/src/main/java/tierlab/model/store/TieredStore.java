@@ -78,12 +78,18 @@ public final class TieredStore {
         this(settings, new DecisionTrace());
     }
 
+    /** A store over a private, empty L2 pool of {@code settings}' size. */
     public TieredStore(StoreSettings settings, DecisionTrace trace) {
-        this(settings, trace, null);
+        this(settings, trace, L2Pool.empty(settings));
     }
 
-    private TieredStore(StoreSettings settings, DecisionTrace trace, L2Snapshot snapshot) {
-        this.ctx = new StoreContext(settings, trace, snapshot);
+    /**
+     * A store serving from {@code l2}, created outside (empty, or restored from a snapshot with
+     * {@link L2Pool#restore}). A pool of another size or geometry than {@code settings}' is refused
+     * with a message naming both.
+     */
+    public TieredStore(StoreSettings settings, DecisionTrace trace, L2Pool l2) {
+        this.ctx = new StoreContext(settings, trace, l2);
         this.space = ctx.space = new L1Space(ctx);
         this.leases = ctx.leases = new Leases(ctx);
         this.promotions = ctx.promotions = new Promotions(ctx);
@@ -92,9 +98,6 @@ public final class TieredStore {
         this.writes = ctx.writes = new L2Writes(ctx);
         this.gate = ctx.gate = new L2WriteGate(ctx);
         this.recovery = ctx.recovery = new Recovery(ctx);
-        if (snapshot != null) {
-            recovery.restoreIndex(snapshot);
-        }
         this.testView = new StoreTestView(ctx);
     }
 
@@ -107,8 +110,7 @@ public final class TieredStore {
      * snapshot of a different geometry or capacity is refused with a message naming the mismatch.
      */
     public static TieredStore restore(StoreSettings settings, L2Snapshot snapshot, DecisionTrace trace) {
-        Recovery.checkFits(settings, snapshot);
-        return new TieredStore(settings, trace, snapshot);
+        return new TieredStore(settings, trace, L2Pool.restore(settings, snapshot));
     }
 
     /**
@@ -134,6 +136,11 @@ public final class TieredStore {
     /** The L2 index and ring as data; only committed keys are kept. */
     public L2Snapshot snapshot() {
         return recovery.snapshot();
+    }
+
+    /** The L2 pool this store serves from. */
+    public L2Pool l2Pool() {
+        return ctx.l2;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -448,8 +455,7 @@ public final class TieredStore {
      */
     public void checkInvariants() {
         space.checkPool();
-        ctx.ring.checkInvariants();
-        ctx.index.checkInvariants(ctx.ring);
+        ctx.l2.checkInvariants();
         Map<Slice, int[]> expectedRefs = space.checkInvariants();
         leases.checkInvariants(expectedRefs);
         writes.tallyPendingWrites(expectedRefs);
