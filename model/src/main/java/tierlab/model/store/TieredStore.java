@@ -35,7 +35,7 @@ import tierlab.model.trace.DecisionTrace;
  *
  * <p>This class is the facade the serving engine and the runtimes call; the work is done by its
  * parts, which share one {@link StoreContext}: {@link L1Space} (pool, slices, headroom, policy,
- * trim), {@link Leases} (lookup and leases), {@link Promotions} (L2 → L1), {@link Loads}
+ * trim), {@link Leases} (lookup and leases), {@link HitClasses} (the walks for parked requests), {@link Promotions} (L2 → L1), {@link Loads}
  * (L1 → GPU), {@link SavePipeline} (store queue, staging, commits), {@link L2Writes} (write
  * chaining), {@link L2WriteGate} (write policy and admission filter) and {@link Recovery}
  * (snapshot, restore, journal). Tests and the race hunt read the
@@ -66,6 +66,7 @@ public final class TieredStore {
     private final StoreContext ctx;
     private final L1Space space;
     private final Leases leases;
+    private final HitClasses hitClasses;
     private final Promotions promotions;
     private final Loads loads;
     private final SavePipeline saves;
@@ -92,6 +93,7 @@ public final class TieredStore {
         this.ctx = new StoreContext(settings, trace, l2);
         this.space = ctx.space = new L1Space(ctx);
         this.leases = ctx.leases = new Leases(ctx);
+        this.hitClasses = new HitClasses(ctx);
         this.promotions = ctx.promotions = new Promotions(ctx);
         this.loads = ctx.loads = new Loads(ctx);
         this.saves = ctx.saves = new SavePipeline(ctx);
@@ -165,7 +167,7 @@ public final class TieredStore {
      * parked requests is not fully looked up on every pass. Same walk and cap as {@link #lookup}.
      */
     public HitClass classify(List<BlockKey> chain, long computedTokens, long promptTokens) {
-        return leases.classify(chain, computedTokens, promptTokens);
+        return hitClasses.classify(chain, computedTokens, promptTokens);
     }
 
     /**
@@ -174,7 +176,7 @@ public final class TieredStore {
      * counted block with a lane missing from L1.
      */
     public MixedOrL2Witness mixedOrL2Witness(List<BlockKey> chain, long computedTokens, long promptTokens) {
-        return leases.mixedOrL2Witness(chain, computedTokens, promptTokens);
+        return hitClasses.mixedOrL2Witness(chain, computedTokens, promptTokens);
     }
 
     /** Counts {@code witness}'s unit as watched until {@link #unwatch}: its gains then bump {@link #watchedResidencyGains()}. */
