@@ -6,6 +6,7 @@ import java.util.List;
 import tierlab.model.drive.Driver;
 import tierlab.model.drive.ProgressWatchdog;
 import tierlab.model.io.CompletionTimeline;
+import tierlab.model.io.ComputePort;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.LayerGroupLoads;
@@ -22,6 +23,7 @@ import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.GpuModel;
 import tierlab.sim.device.HostSubmitter;
 import tierlab.sim.device.HostThread;
+import tierlab.sim.device.SimComputeContext;
 import tierlab.sim.device.SimCopyPort;
 import tierlab.sim.device.SimStoragePort;
 import tierlab.sim.device.StorageModels;
@@ -35,7 +37,8 @@ import tierlab.metrics.Sample;
  * Drives the unchanged model on a virtual clock: requests arrive as events, the {@link Driver}
  * hands every operation the engine emits to a simulated device port (storage: {@link SimStoragePort}
  * over the model the profile names in {@link StorageModels}, copies: {@link SimCopyPort}, compute:
- * {@link GpuModel}) that says when it completes, and the completion comes back as an event on this
+ * the port the caller opens, by default a {@link GpuModel} of the profile's compute model) that says
+ * when it completes, and the completion comes back as an event on this
  * runtime's timeline. Payload identity is followed by a {@link PayloadLedger}, so a stale read is a
  * counted mismatch exactly as in hybrid and live mode.
  *
@@ -75,7 +78,9 @@ public final class SimRuntime implements CompletionTimeline {
     private final PayloadLedger ledger;
     private final CopyEngine hostToDevice;
     private final CopyEngine deviceToHost;
-    private final GpuModel gpu;
+    /** The compute port the caller opened, behind the count of steps handed to it. */
+    private final ComputePort compute;
+    private long computeSteps;
     private final HostThread hostThread;
     private final SimStoragePort storage;
     private final SimCopyPort copies;
@@ -85,30 +90,44 @@ public final class SimRuntime implements CompletionTimeline {
     private final ArrayDeque<RequestSpec> closedLoopQueue = new ArrayDeque<>();
     private int closedLoopFinishedSeen;
 
+    /** A runtime whose compute port is the GPU model of {@code profile}'s compute model. */
     public SimRuntime(ServingEngine scheduler, DeviceProfile profile, SeedTree seeds) {
+        this(scheduler, profile, seeds, GpuModel.opener(profile.gpu().computeModel()));
+    }
+
+    /**
+     * A runtime whose compute port {@code computePort} opens on this runtime's clock, host thread and
+     * layer groups; the rest of the devices are {@code profile}'s.
+     */
+    public SimRuntime(ServingEngine scheduler, DeviceProfile profile, SeedTree seeds,
+                      ComputePort.Opener<SimComputeContext> computePort) {
         this.simulator = new Simulator();
         this.store = scheduler.store();
         this.ledger = new PayloadLedger(store.settings().geometry().laneBytes(), store.settings().geometry().tp());
         this.hostToDevice = new CopyEngine(profile.pcie().h2dBytesPerSecond(), profile.pcie().h2dLatencyNs());
         this.deviceToHost = new CopyEngine(profile.pcie().d2hBytesPerSecond(), profile.pcie().d2hLatencyNs());
         this.hostThread = new HostThread(profile.host());
-        this.gpu = new GpuModel(profile.gpu(), this, hostThread);
         // The model's seed is named after the model, so the nvme model keeps the seed it always had.
         this.storage = StorageModels.open(profile, seeds::seedOf, this);
         this.copies = new SimCopyPort(hostToDevice, deviceToHost, this, hostThread);
         int layerGroups = scheduler.settings().loadLayerGroups();
+        LayerGroupLoads loads = null;
         if (layerGroups > 1) {
             // Layer-wise loading: the copy port splits loads per layer group, the GPU computes behind them.
-            LayerGroupLoads loads = new LayerGroupLoads(layerGroups);
+            loads = new LayerGroupLoads(layerGroups);
             copies.setLayerGroups(loads);
-            gpu.setLayerGroups(loads);
         }
+        ComputePort opened = computePort.open(new SimComputeContext(this, hostThread, loads));
+        this.compute = (step, sink) -> {
+            computeSteps++;
+            opened.step(step, sink);
+        };
         OpSink completed = (op, completion) -> {
             long nowNs = simulator.nowNs();
             driver().deliver(op, completion, nowNs);
             pump(nowNs);
         };
-        this.driver = new Driver(scheduler, storage, copies, gpu, completed,
+        this.driver = new Driver(scheduler, storage, copies, compute, completed,
                 (op, completion) -> ledger.apply(op, completion.succeeded()));
     }
 
@@ -352,7 +371,7 @@ public final class SimRuntime implements CompletionTimeline {
      */
     public void setRealBytes(RealBytes bytes) {
         this.realBytes = bytes;
-        driver.replacePorts(bytes.storagePort(storage), bytes.copyPort(copies), bytes.computePort(gpu));
+        driver.replacePorts(bytes.storagePort(storage), bytes.copyPort(copies), bytes.computePort(compute));
     }
 
     public RealBytes realBytes() {
@@ -400,7 +419,8 @@ public final class SimRuntime implements CompletionTimeline {
     public PayloadLedger ledger() { return ledger; }
     public CopyEngine hostToDevice() { return hostToDevice; }
     public CopyEngine deviceToHost() { return deviceToHost; }
-    public GpuModel gpu() { return gpu; }
+    /** Engine steps handed to the compute port so far. */
+    public long computeSteps() { return computeSteps; }
     /** The model thread's host costs (copy calls, engine steps); charges nothing on the presets. */
     public HostThread hostThread() { return hostThread; }
     public HostSubmitter submitter() { return storage.submitter(); }

@@ -36,6 +36,7 @@ public final class TraceFormats {
                     false, LibCacheSimTraces::readOracleGeneral))
             .add("lcs-csv", new TraceFormat("libCacheSim csv (clock_time,obj_id,obj_size; one object per line)", false,
                     LibCacheSimTraces::readCsv))
+            .addProviders(TraceFormatProvider.class)
             .build();
 
     private TraceFormats() {

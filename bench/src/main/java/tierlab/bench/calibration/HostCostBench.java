@@ -456,7 +456,7 @@ public final class HostCostBench {
             }
             runtime.run();
             long wallNs = System.nanoTime() - startNs;
-            long steps = runtime.gpu().steps();
+            long steps = runtime.computeSteps();
             List<RequestOutcome> finished = engine.finished();
             if (finished.size() != 2 * settings.prompts() || steps == 0) {
                 throw new IllegalStateException("the engine-step benchmark finished " + finished.size() + " of "

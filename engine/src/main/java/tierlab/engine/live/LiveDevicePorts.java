@@ -1,27 +1,22 @@
 package tierlab.engine.live;
 
-import java.util.function.Consumer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import tierlab.model.io.ComputePort;
-import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 
 /**
- * The live runtime's copy and compute ports on a machine without a GPU, each on its own thread the
- * way a GPU has its own copy engines and streams: host-to-device copies, device-to-host copies and
- * compute steps each run in order on a stream thread, and their completions come back to the model
- * thread through the runtime's completion queue, like io_uring completions.
+ * The live runtime's copy port on a machine without a GPU, each direction on its own thread the way
+ * a GPU has its own copy engines: host-to-device and device-to-host copies each run in order on a
+ * stream thread, and their completions come back to the model thread through the runtime's
+ * completion queue, like io_uring completions. Compute steps go to the runtime's compute port
+ * ({@link TimedComputePort} unless the caller opens another).
  *
  * <p>Copies are real memcpys into device-side buffers ({@link DeviceMemory}, verified against their
- * payloads); a compute step records its finished blocks' payloads (the staging copy that first reads
- * a block writes its payload into L1) and completes no earlier than the {@link ComputeTiming} delay
- * after it was issued. Done on the model thread, as they were, every
+ * payloads). Done on the model thread, as they were, every
  * copy held the model up for as long as it took to move and check its bytes (hundreds of MiB for a
  * long prompt's save): meanwhile no L2 operation was handed over and no completion was taken, and
  * the drive idled (docs/performance.md).
@@ -31,12 +26,11 @@ import tierlab.model.io.OpSink;
  * request freed) only after that one's completion reached it, and the queue hands the stream's
  * writes over with the completion.
  *
- * <p>With a GPU, only the compute half is used: the copies go to the CUDA copy port, and a compute
- * step's blocks are written there ({@code computed}); with layer-wise loading the CUDA port reports each
- * layer group's landing through {@link #landed}, and the compute stream holds the step exactly as it does
- * on host buffers.
+ * <p>With a GPU, this port copies nothing: the copies go to the CUDA copy port; with layer-wise loading
+ * the CUDA port reports each layer group's landing through {@link #landed}, and the compute port holds
+ * the step exactly as it does on host buffers.
  */
-final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
+final class LiveDevicePorts implements CopyPort, AutoCloseable {
 
     /** Where a stream reports a finished operation (the runtime's completion queue); any thread. */
     interface Completions {
@@ -44,33 +38,22 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
     }
 
     private final DeviceMemory device;
-    private final ComputeTiming timing;
     private final Completions completions;
     private final ExecutorService hostToDevice = stream("tierlab-live-h2d");
     private final ExecutorService deviceToHost = stream("tierlab-live-d2h");
-    private final ExecutorService compute = stream("tierlab-live-compute");
-    private final Consumer<IoOp.Compute> computed;
-    private long computeSteps;
     /** Operations handed to the streams so far (model thread only). */
     private long submitted;
     /**
      * Layer-wise loading (null: whole loads): the host-to-device stream copies each load group by group
      * and records when each landed; a compute step is due when its last layer group, each started once
      * its group landed and the one before was computed, is done. Locked on itself: the copy stream
-     * writes it, the model thread reads it.
+     * writes it, the compute port reads it.
      */
     private LayerGroupLoads layerGroups;
 
-    LiveDevicePorts(DeviceMemory device, ComputeTiming timing, Completions completions) {
-        this(device, timing, completions, device::computed);
-    }
-
-    /** @param computed where a finished compute step's blocks are written (host buffers or the GPU) */
-    LiveDevicePorts(DeviceMemory device, ComputeTiming timing, Completions completions, Consumer<IoOp.Compute> computed) {
+    LiveDevicePorts(DeviceMemory device, Completions completions) {
         this.device = device;
-        this.timing = timing;
         this.completions = completions;
-        this.computed = computed;
     }
 
     private static ExecutorService stream(String name) {
@@ -117,31 +100,6 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
         deviceToHost.execute(() -> run(copy, sink, () -> device.stage(copy)));
     }
 
-    @Override
-    public void step(IoOp.Compute step, OpSink sink) {
-        computeSteps++;
-        submitted++;
-        long issuedNanoTime = System.nanoTime();
-        long stepNs = timing.stepNs(step);
-        LayerGroupLoads loads = layerGroups;
-        long dueNanoTime;
-        if (loads == null) {
-            dueNanoTime = issuedNanoTime + stepNs;
-        } else {
-            // The step's loads have all landed (the model issues it after their completions), so the chain is known.
-            synchronized (loads) {
-                dueNanoTime = loads.stepEndNs(issuedNanoTime, stepNs);
-            }
-        }
-        compute.execute(() -> run(step, sink, () -> {
-            computed.accept(step);
-            // The step takes its modelled time, however fast its payloads were written.
-            for (long left; (left = dueNanoTime - System.nanoTime()) > 0; ) {
-                LockSupport.parkNanos(left);
-            }
-        }));
-    }
-
     /** Does one stream operation and reports it; a failure (a bug, not an I/O error) goes to the model thread to end the run. */
     private void run(IoOp op, OpSink sink, Runnable work) {
         Throwable failure = null;
@@ -157,10 +115,6 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
         return submitted;
     }
 
-    long computeSteps() {
-        return computeSteps;
-    }
-
     /**
      * Stops the stream threads: queued operations are dropped (after a normal run there are none:
      * the runtime took every completion) and the one running on each stream is waited for, however
@@ -168,7 +122,7 @@ final class LiveDevicePorts implements CopyPort, ComputePort, AutoCloseable {
      */
     @Override
     public void close() {
-        ExecutorService[] streams = {hostToDevice, deviceToHost, compute};
+        ExecutorService[] streams = {hostToDevice, deviceToHost};
         for (ExecutorService stream : streams) {
             stream.shutdownNow();
         }

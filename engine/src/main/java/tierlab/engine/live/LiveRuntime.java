@@ -12,7 +12,8 @@ import tierlab.engine.cuda.CudaCopyPort;
 import tierlab.model.drive.Driver;
 import tierlab.model.drive.ProgressWatchdog;
 import tierlab.model.io.CompletionTimeline;
-import tierlab.model.io.ComputeTiming;
+import tierlab.model.io.ComputeModel;
+import tierlab.model.io.ComputePort;
 import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
@@ -30,16 +31,16 @@ import tierlab.model.store.TieredStore;
  * Drives the unchanged model with the wall clock, through the same {@link Driver} as the
  * simulator: requests arrive at their (relative) times, L2 operations go to a real storage port
  * (the io_uring engine) and their completions come back from the ring threads as events, GPU
- * copies are real memcpys into device-side buffers on copy stream threads, and compute steps are
- * timed delays on a compute stream (see {@link LiveDevicePorts}). Every load is verified against its
+ * copies are real memcpys into device-side buffers on copy stream threads (see {@link LiveDevicePorts}),
+ * and compute steps go to the compute port the caller opens ({@link TimedComputePort}, timed delays on
+ * a compute stream, unless another is given). Every load is verified against its
  * payload. With a GPU ({@link CudaCopyPort}), the copies are {@code cudaMemcpyAsync}s between the
  * registered L1 arena and device memory, and their completions come back from the CUDA completion
  * thread through the same queue as the storage completions.
  *
  * <h2>Threads</h2>
- * The model runs on the thread that calls {@link #run}, and only there. Ring threads and the device
- * streams (host-to-device copies, device-to-host copies, compute; {@link LiveDevicePorts}) never
- * touch the model: they put completions on a queue that this thread drains. Waiting is a timed poll
+ * The model runs on the thread that calls {@link #run}, and only there. Ring threads, the copy
+ * streams ({@link LiveDevicePorts}) and the compute port's threads never touch the model: they put completions on a queue that this thread drains. Waiting is a timed poll
  * of that queue until the next arrival is due, so the loop never spins.
  */
 public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
@@ -60,8 +61,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
      */
     private record Completed(IoOp op, IoCompletion completion, long reportedNs, OpSink sink, Throwable failure, Source source) {}
 
-    /** Which thread reported a completion: a ring thread (storage), a device stream, or the CUDA completion thread. */
-    private enum Source { STORAGE, STREAM, CUDA }
+    /** Which thread reported a completion: a ring thread (storage), a copy stream, the CUDA completion thread, or the compute port. */
+    private enum Source { STORAGE, STREAM, CUDA, COMPUTE }
 
     private record Due(long atNs, long sequence, IoOp op, OpSink sink) {}
 
@@ -70,6 +71,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     private final StoragePort storage;
     private final DeviceMemory device;
     private final LiveDevicePorts devicePorts;
+    /** The compute port the caller opened (closed with this runtime when it is closeable). */
+    private final ComputePort computePort;
     /** The GPU's copy port, or null when copies go to host buffers ({@link DeviceMemory}). */
     private final CudaCopyPort cuda;
     private final Driver driver;
@@ -83,6 +86,9 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     private int storageInFlight;
     /** CUDA copies whose completion has not come back from the CUDA completion thread. */
     private int cudaInFlight;
+    /** Compute steps handed to the compute port whose completion has not come back. */
+    private int computeInFlight;
+    private long computeSteps;
     /** Device stream completions taken by the model thread. */
     private long deviceLanded;
     private final L2Activity.Recorder l2Reads = new L2Activity.Recorder();
@@ -95,17 +101,30 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
      * @param stallTimeoutNs how long the run may see no progress at all (nothing completes, nothing is due)
      *                       before it reports the stuck state instead of waiting forever
      */
-    public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, ComputeTiming computeTiming,
+    public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, ComputeModel computeModel,
                        long stallTimeoutNs) {
-        this(scheduler, storage, l1, computeTiming, stallTimeoutNs, null);
+        this(scheduler, storage, l1, computeModel, stallTimeoutNs, null);
     }
 
     /**
+     * Steps timed by {@code computeModel} ({@link TimedComputePort}).
+     *
      * @param cuda the GPU's copy port over {@code l1} (the caller's to close, after this runtime), or
      *             null for host buffers
      */
-    public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, ComputeTiming computeTiming,
+    public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, ComputeModel computeModel,
                        long stallTimeoutNs, CudaCopyPort cuda) {
+        this(scheduler, storage, l1, stallTimeoutNs, cuda, TimedComputePort.opener(computeModel));
+    }
+
+    /**
+     * @param cuda        the GPU's copy port over {@code l1} (the caller's to close, after this runtime), or
+     *                    null for host buffers
+     * @param computePort opens the compute port on this runtime's layer groups and block writer; the
+     *                    port it opens is closed with this runtime when it is {@link AutoCloseable}
+     */
+    public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, long stallTimeoutNs, CudaCopyPort cuda,
+                       ComputePort.Opener<LiveComputeContext> computePort) {
         this.cuda = cuda;
         this.scheduler = scheduler;
         this.store = scheduler.store();
@@ -119,8 +138,7 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         this.device = new DeviceMemory(l1, geometry.laneBytes(), geometry.tp());
         LiveDevicePorts.Completions streamDone = (op, sink, failure) -> completions.add(
                 new Completed(op, IoCompletion.ok(op.ticket()), System.nanoTime(), sink, failure, Source.STREAM));
-        this.devicePorts = cuda == null ? new LiveDevicePorts(device, computeTiming, streamDone)
-                : new LiveDevicePorts(device, computeTiming, streamDone, cuda::computed);
+        this.devicePorts = new LiveDevicePorts(device, streamDone);
         int layerGroups = scheduler.settings().loadLayerGroups();
         LayerGroupLoads split = layerGroups > 1 ? new LayerGroupLoads(layerGroups) : null;
         if (split != null) {
@@ -131,9 +149,11 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             // The CUDA port copies each load in the same groups and reports their landings where host buffers do.
             cuda.setLayerGroups(split, split == null ? null : devicePorts::landed);
         }
+        this.computePort = computePort.open(new LiveComputeContext(split, cuda == null ? device::computed : cuda::computed,
+                (step, failure) -> completions.add(new Completed(step, null, System.nanoTime(), null, failure, Source.COMPUTE))));
         CopyPort copies = cuda == null ? devicePorts : new CudaHandoffPort();
         OpSink completed = (op, completion) -> driver().deliver(op, completion, loopNowNs);
-        this.driver = new Driver(scheduler, new ThreadHandoffPort(), copies, devicePorts, completed, (op, completion) -> {
+        this.driver = new Driver(scheduler, new ThreadHandoffPort(), copies, this::step, completed, (op, completion) -> {
             if (op instanceof IoOp.L2Op && !completion.succeeded()) {
                 l2Failures++;
             }
@@ -188,6 +208,14 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         private OpSink handoff(OpSink sink) {
             return (op, completion) -> completions.add(new Completed(op, completion, System.nanoTime(), sink, null, Source.CUDA));
         }
+    }
+
+    /** Hands a step to the compute port, its completion (reported on any thread) handed back like storage's. */
+    private void step(IoOp.Compute step, OpSink sink) {
+        computeInFlight++;
+        computeSteps++;
+        computePort.step(step, (op, completion) -> completions.add(
+                new Completed(op, completion, System.nanoTime(), sink, null, Source.COMPUTE)));
     }
 
     /**
@@ -256,12 +284,13 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                 lastProgressNs = now;
             }
             if (next == arrivals.size() && closedLoopQueue.isEmpty() && storageInFlight == 0 && cudaInFlight == 0
-                    && deviceInFlight() == 0 && due.isEmpty() && scheduler.allFinished()) {
+                    && computeInFlight == 0 && deviceInFlight() == 0 && due.isEmpty() && scheduler.allFinished()) {
                 break;
             }
             if (now - lastProgressNs > stallTimeoutNs) {
                 throw new IllegalStateException("live run stalled for " + stallTimeoutNs / 1_000_000 + " ms: "
-                        + storageInFlight + " storage, " + cudaInFlight + " CUDA copy and " + deviceInFlight() + " copy or compute operations in flight, "
+                        + storageInFlight + " storage, " + cudaInFlight + " CUDA copy, " + deviceInFlight() + " copy and "
+                        + computeInFlight + " compute operations in flight, "
                         + scheduler.waitingCount() + " waiting, "
                         + scheduler.runningCount() + " running, store leftovers " + store.leftovers());
             }
@@ -274,12 +303,12 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             return new Report(wallNs, scheduler.finished(), gpu.loadMatches(), gpu.loadMismatches(), gpu.stagingMismatches(),
                     store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                     store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                    gpu.copiedBytes(), devicePorts.computeSteps(), gpu.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
+                    gpu.copiedBytes(), computeSteps, gpu.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
         }
         return new Report(wallNs, scheduler.finished(), device.loadMatches(), device.loadMismatches(),
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                device.copiedBytes(), devicePorts.computeSteps(), device.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
+                device.copiedBytes(), computeSteps, device.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
     }
 
     /** Hands a completion to the model: a storage one through the driver, a stream's through its sink. */
@@ -301,10 +330,14 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                 cudaInFlight--;
                 completed.sink().completed(completed.op(), completed.completion());
             }
+            case COMPUTE -> {
+                computeInFlight--;
+                completed.sink().completed(completed.op(), completed.completion());
+            }
         }
     }
 
-    /** Copies and compute steps handed to the device streams whose completion the model has not taken yet. */
+    /** Copies handed to the copy streams whose completion the model has not taken yet. */
     private long deviceInFlight() {
         return devicePorts.submitted() - deviceLanded;
     }
@@ -350,6 +383,13 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
     @Override
     public void close() {
+        if (computePort instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing the compute port failed: " + e.getMessage(), e);
+            }
+        }
         devicePorts.close();
         device.close();
     }

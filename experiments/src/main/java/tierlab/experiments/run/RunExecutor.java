@@ -21,7 +21,7 @@ import tierlab.engine.cuda.CudaCopyPort;
 import tierlab.engine.cuda.CudaDevice;
 import tierlab.engine.live.LiveRuntime;
 import tierlab.engine.live.WarmStart;
-import tierlab.model.io.ComputeTiming;
+import tierlab.model.io.ComputeModel;
 import tierlab.model.io.StoragePort;
 import tierlab.model.request.RequestOutcome;
 import tierlab.model.request.RequestSpec;
@@ -511,8 +511,7 @@ public final class RunExecutor {
             }
         }
         var gpu = config.device().gpu();
-        ComputeTiming timing = new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
-                gpu.decodeNsPerSequence());
+        ComputeModel timing = gpu.computeModel();
         PassLoop loop = new PassLoop();
         LivePasses live = new LivePasses(scheduler, livePassObserver);
         String refused = l1Budget().refusal(settings.l1CapacityBytes());

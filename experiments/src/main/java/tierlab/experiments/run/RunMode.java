@@ -25,5 +25,6 @@ public record RunMode(String name, boolean realStorage, boolean virtualClock, bo
             .add(SIM.name, SIM)
             .add(HYBRID.name, HYBRID)
             .add(LIVE.name, LIVE)
+            .addProviders(RunModeProvider.class)
             .build();
 }

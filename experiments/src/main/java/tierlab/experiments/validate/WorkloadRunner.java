@@ -19,7 +19,7 @@ import tierlab.experiments.CommandException;
 import tierlab.experiments.run.GpuCopyPath;
 import tierlab.experiments.run.RunConfig;
 import tierlab.experiments.run.RunExecutor;
-import tierlab.model.io.ComputeTiming;
+import tierlab.model.io.ComputeModel;
 import tierlab.model.io.StoragePort;
 import tierlab.model.request.RequestOutcome;
 import tierlab.model.request.RequestSpec;
@@ -29,7 +29,6 @@ import tierlab.model.store.StoreCounter;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
-import tierlab.sim.device.GpuProfile;
 import tierlab.model.util.SeedTree;
 import tierlab.metrics.CounterSnapshot;
 import tierlab.metrics.PassMetrics;
@@ -111,9 +110,7 @@ final class WorkloadRunner {
         DecisionTrace trace = new DecisionTrace(0, recorder);
         TieredStore store = new TieredStore(config.store(), trace);
         ServingEngine engine = ServingEngines.create(config.scheduler(), store, trace);
-        GpuProfile compute = config.device().gpu();
-        ComputeTiming timing = new ComputeTiming(compute.stepOverheadNs(), compute.prefillNsPerToken(),
-                compute.attentionNsPerTokenPair(), compute.decodeNsPerSequence());
+        ComputeModel timing = config.device().gpu().computeModel();
         List<PassMetrics> metrics = new ArrayList<>();
         Map<Long, Long> ttft = new LinkedHashMap<>();
         String failure = null;

@@ -1,14 +1,14 @@
 package tierlab.model.io;
 
+import java.util.List;
 
 /**
- * How long an engine step takes: a fixed step cost, a per-token prefill cost, an attention cost per
- * (new token × cached token) pair, a per-sequence decode cost. The simulator's GPU model and the
- * live runtime's timed delay (on a machine without a GPU) both use this formula, so a GPU profile
- * means the same in every mode; it lives in the model so both reach it without sim importing engine.
+ * The device profiles' compute model: a fixed step cost, a per-token prefill cost, an attention cost
+ * per (new token × cached token) pair, a per-sequence decode cost. It lives in the model so the
+ * simulator's GPU port and the live runtime's timed step both reach it without sim importing engine.
  */
 public record ComputeTiming(long stepOverheadNs, double prefillNsPerToken, double attentionNsPerTokenPair,
-                            long decodeNsPerSequence) {
+                            long decodeNsPerSequence) implements ComputeModel {
 
     public ComputeTiming {
         if (stepOverheadNs < 0 || prefillNsPerToken < 0 || attentionNsPerTokenPair < 0 || decodeNsPerSequence < 0) {
@@ -16,16 +16,33 @@ public record ComputeTiming(long stepOverheadNs, double prefillNsPerToken, doubl
         }
     }
 
-    public long stepNs(IoOp.Compute compute) {
+    @Override
+    public long stepNs(StepShape shape) {
         double ns = stepOverheadNs;
-        // Indexed: every simulated step comes through here, and an iterator each time is garbage.
-        java.util.List<IoOp.ComputeItem> items = compute.items();
-        for (int i = 0; i < items.size(); i++) {
-            IoOp.ComputeItem item = items.get(i);
-            boolean decode = item.newTokens() == 1 && item.blocksCompleted().isEmpty() && item.contextTokens() > 0;
-            ns += decode ? decodeNsPerSequence : prefillNsPerToken * item.newTokens();
-            ns += attentionNsPerTokenPair * item.newTokens() * (double) item.contextTokens();
+        List<StepShape.Sequence> sequences = shape.sequences();
+        for (int i = 0; i < sequences.size(); i++) {
+            StepShape.Sequence sequence = sequences.get(i);
+            ns = plusSequence(ns, sequence.newTokens(), sequence.contextTokens(), sequence.decode());
         }
         return (long) Math.ceil(ns);
+    }
+
+    /** The same sum over the engine's items directly: every simulated step comes through here, and a shape each time is garbage. */
+    @Override
+    public long stepNs(IoOp.Compute compute) {
+        double ns = stepOverheadNs;
+        List<IoOp.ComputeItem> items = compute.items();
+        for (int i = 0; i < items.size(); i++) {
+            IoOp.ComputeItem item = items.get(i);
+            ns = plusSequence(ns, item.newTokens(), item.contextTokens(), StepShape.decodes(item));
+        }
+        return (long) Math.ceil(ns);
+    }
+
+    /** One sequence's terms added to {@code ns}, in the order the sum was always taken (so the doubles round the same). */
+    private double plusSequence(double ns, long newTokens, long contextTokens, boolean decode) {
+        ns += decode ? decodeNsPerSequence : prefillNsPerToken * newTokens;
+        ns += attentionNsPerTokenPair * newTokens * (double) contextTokens;
+        return ns;
     }
 }

@@ -5,16 +5,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import tierlab.model.Registry;
 
 /**
  * The registry of replacement policies: one entry per policy with its stable name, its knobs and
  * its capabilities. Experiment files, charts, the store and the replay all find policies here; none
  * of them names a particular policy. The order of {@link #names()} is fixed so sweeps and tables
- * list policies the same way every time; a new policy goes at the end.
+ * list policies the same way every time; a new policy goes at the end. Policies of
+ * {@link PolicyProvider}s found at start-up follow the built-in ones ({@link Registry}).
  */
 public final class Policies {
 
-    private static final List<PolicyKind> KINDS = List.of(
+    private static final List<PolicyKind> BUILT_IN = List.of(
             PolicyKind.plain(LruPolicy.NAME, "least recently used", options -> new LruPolicy()),
             PolicyKind.plain(PrefixLruPolicy.NAME, "prefix-aware LRU: older groups first, a prefix's suffix before its head",
                     options -> new PrefixLruPolicy()),
@@ -51,6 +53,8 @@ public final class Policies {
                             options.get(SlruPolicy.PROTECTED_RATIO), options.get(LfuPolicy.AGING_FACTOR),
                             options.get(WTinyLfuPolicy.DOORKEEPER))));
 
+    private static final Registry<PolicyKind> REGISTRY = register();
+    private static final List<PolicyKind> KINDS = REGISTRY.values();
     private static final Map<String, PolicyKind> BY_NAME = byName();
     private static final List<String> NAMES = KINDS.stream().map(PolicyKind::name).toList();
     private static final List<String> ONLINE = KINDS.stream().filter(PolicyKind::online).map(PolicyKind::name).toList();
@@ -59,12 +63,22 @@ public final class Policies {
     private Policies() {
     }
 
+    private static Registry<PolicyKind> register() {
+        Registry.Builder<PolicyKind> builder = Registry.of("policy");
+        for (PolicyKind kind : BUILT_IN) {
+            builder.add(kind.name(), kind);
+        }
+        return builder.addProviders(PolicyProvider.class).build();
+    }
+
     private static Map<String, PolicyKind> byName() {
         Map<String, PolicyKind> byName = new LinkedHashMap<>();
-        for (PolicyKind kind : KINDS) {
-            if (byName.put(kind.name(), kind) != null) {
-                throw new IllegalStateException("policy '" + kind.name() + "' is registered twice");
+        for (String name : REGISTRY.names()) {
+            PolicyKind kind = REGISTRY.get("policy", name);
+            if (!kind.name().equals(name)) {
+                throw new IllegalStateException("policy '" + name + "' is registered for a policy named '" + kind.name() + "'");
             }
+            byName.put(name, kind);
         }
         return byName;
     }

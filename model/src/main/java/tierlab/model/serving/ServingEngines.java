@@ -60,7 +60,7 @@ public final class ServingEngines {
         for (Kind kind : kinds) {
             builder.add(kind.name(), kind);
         }
-        return builder.build();
+        return builder.addProviders(ServingEngineProvider.class).build();
     }
 
     /** The registered names, in registration order (for error messages and docs). */

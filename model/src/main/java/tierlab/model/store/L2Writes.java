@@ -69,7 +69,7 @@ final class L2Writes extends StorePart {
         WriteOp write = new WriteOp(sources.get(0).poolOffset, sources.get(0).unit, sources, units);
         write.writeBack = writeBack;
         for (int i = 0; i < units.size(); i++) {
-            write.epochs[i] = ctx.lastStoreEpochByUnit[unitIndex(units.get(i))];
+            write.epochs[i] = ctx.l2.unitEpoch(unitIndex(units.get(i)));
         }
         for (long unit : units) {
             ArrayDeque<WriteOp> queue = pendingWritesByUnit.get(unit);
@@ -102,12 +102,12 @@ final class L2Writes extends StorePart {
     private void forgetUnwrittenKeys(WriteOp write) {
         for (int i = 0; i < write.units.size(); i++) {
             long unit = write.units.get(i);
-            if (ctx.lastStoreEpochByUnit[unitIndex(unit)] != write.epochs[i]) {
+            if (ctx.l2.unitEpoch(unitIndex(unit)) != write.epochs[i]) {
                 continue;
             }
             int slot = slotOf(unit);
             // The range's bytes changed (to garbage): a new epoch makes any read of it stale.
-            ctx.lastStoreEpochByUnit[unitIndex(unit)] = ++ctx.storeEpoch;
+            ctx.l2.stampUnit(unitIndex(unit));
             if (index.removeSlot(slot) != null) {
                 count(StoreCounter.L2_KEYS_LOST, 1);
                 trace.record("key-lost", slot);

@@ -13,12 +13,11 @@ import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult.LeaseStatus;
 import tierlab.model.store.Promotions.Promotion;
 import tierlab.model.store.TieredStore.AcquireOutcome;
-import tierlab.model.store.TieredStore.MixedOrL2Witness;
 import tierlab.model.util.LongMap;
 
 /**
- * Lookup and leases: the walk of a request's chain over committed keys (and the cheaper
- * classification and witnesses the scheduler asks for parked requests), lease admission, pinning
+ * Lookup and leases: the walk of a request's chain over committed keys (the cheaper
+ * classification and witnesses the scheduler asks for parked requests are {@link HitClasses}'), lease admission, pinning
  * resident units and starting promotions for the others, and release, whole or by range.
  * Invariants: lease counts, R4 (no store published over a held range), I3 (held and borrowed
  * slices are live) and I4 (lease bytes).
@@ -141,90 +140,13 @@ final class Leases extends StorePart {
         if (existing != null && sameRemainingUnits(existing, units)) {
             status = LeaseStatus.LEASED;
         } else if (hitClass == HitClass.L1) {
-            status = createLease(requestId, units, expected, startBlock, ctx.storeEpoch, nowNs) != null ? LeaseStatus.LEASED : LeaseStatus.ADMISSION_WAIT;
+            status = createLease(requestId, units, expected, startBlock, ctx.l2.storeEpoch(), nowNs) != null ? LeaseStatus.LEASED : LeaseStatus.ADMISSION_WAIT;
         }
         count(StoreCounter.HIT_TOKENS, hitTokens);
         trace.record("lookup", requestId, hitClass.ordinal(), startBlock, hitBlocks, status.ordinal());
         // No pump: a lookup frees nothing and starts no promotion (an L1 lease pins resident slices only).
         return new LookupResult(requestId, hitClass, computedTokens, hitTokens, startBlock, hitBlocks, units, expected,
-                resident, status, ctx.storeEpoch);
-    }
-
-    /**
-     * The class a lookup would return now, without building its result or taking a lease: the
-     * scheduler asks this for requests the prefetch bound would park anyway, so a long queue of
-     * parked requests is not fully looked up on every pass. Same walk and cap as {@link #lookup}.
-     */
-    HitClass classify(List<BlockKey> chain, long computedTokens, long promptTokens) {
-        int blockTokens = geometry.blockTokens();
-        if (computedTokens % blockTokens != 0 || promptTokens <= 0) {
-            return HitClass.MISS;
-        }
-        int startBlock = (int) (computedTokens / blockTokens);
-        long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
-        int found = 0;
-        int resident = 0;
-        while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
-            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
-            if (entry == null) {
-                break;
-            }
-            // Only blocks inside the capped hit count; the cap is applied below, so count lazily.
-            long blocksIfThisCounts = found + 1;
-            long hitEnd = Math.min((startBlock + blocksIfThisCounts) * blockTokens, promptTokens - 1);
-            if (hitEnd - computedTokens <= (long) found * blockTokens) {
-                break;
-            }
-            found++;
-            for (int lane = 0; lane < tp; lane++) {
-                Slice slice = ctx.space.residentAt(lane * slotCount + entry.slot());
-                if (slice != null && slice.content != null && slice.content.lane() == lane
-                        && slice.content.key().equals(entry.key())) {
-                    resident++;
-                }
-            }
-        }
-        if (found == 0) {
-            return HitClass.MISS;
-        }
-        int units = found * tp;
-        return resident == units ? HitClass.L1 : resident > 0 ? HitClass.MIXED : HitClass.L2;
-    }
-
-    /**
-     * A witness that {@code classify(chain, computedTokens, promptTokens)} is MIXED or L2, or null
-     * when it is L1 or MISS. The same walk and cap as {@link #classify}, stopping at the first
-     * counted block with a lane missing from L1.
-     */
-    MixedOrL2Witness mixedOrL2Witness(List<BlockKey> chain, long computedTokens, long promptTokens) {
-        int blockTokens = geometry.blockTokens();
-        if (computedTokens % blockTokens != 0 || promptTokens <= 0) {
-            return null;
-        }
-        int startBlock = (int) (computedTokens / blockTokens);
-        long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
-        int found = 0;
-        while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
-            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
-            if (entry == null) {
-                return null;
-            }
-            long blocksIfThisCounts = found + 1;
-            long hitEnd = Math.min((startBlock + blocksIfThisCounts) * blockTokens, promptTokens - 1);
-            if (hitEnd - computedTokens <= (long) found * blockTokens) {
-                return null;
-            }
-            found++;
-            for (int lane = 0; lane < tp; lane++) {
-                int unit = lane * slotCount + entry.slot();
-                Slice slice = ctx.space.residentAt(unit);
-                if (slice == null || slice.content == null || slice.content.lane() != lane
-                        || !slice.content.key().equals(entry.key())) {
-                    return new MixedOrL2Witness(computedTokens, unit, ctx.space.residencyGains(), index.removals());
-                }
-            }
-        }
-        return null;
+                resident, status, ctx.l2.storeEpoch());
     }
 
     private static boolean holds(Slice slice, BlockKey key, int lane) {

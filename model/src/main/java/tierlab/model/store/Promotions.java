@@ -109,7 +109,7 @@ final class Promotions extends StorePart {
             slice.reserved = true;
             ctx.space.rolesChanged(slice);
             promotion.slice = slice;
-            promotion.epochBaseline = Math.min(promotion.epochBaseline, ctx.storeEpoch);
+            promotion.epochBaseline = Math.min(promotion.epochBaseline, ctx.l2.storeEpoch());
             trace.record("promotion-reserve", promotion.promotionId, offset, promotion.epochBaseline);
             if (ctx.writes.readMustWait(promotion.unit)) {
                 // The newest bytes of this range are still on their way to L2: read after the write lands.
@@ -179,7 +179,7 @@ final class Promotions extends StorePart {
         }
         Slice slice = promotion.slice;
         Slice residentNow = ctx.space.resident(promotion.unit);
-        long lastStore = ctx.lastStoreEpochByUnit[unitIndex(promotion.unit)];
+        long lastStore = ctx.l2.unitEpoch(unitIndex(promotion.unit));
         // The epoch only moves when a store commits. Between the ring evicting a run and the new
         // owner's commit (which may be waiting for a lease on this very unit), the read returns the
         // evicted key's bytes with no newer epoch: publishing them would put a slice at a unit that
@@ -237,7 +237,7 @@ final class Promotions extends StorePart {
             ctx.leases.reportAcquireIfDone(waiter.lease);
             return;
         }
-        if (indexed(waiter.expected, waiter.unit) && ctx.lastStoreEpochByUnit[unitIndex(waiter.unit)] <= waiter.epochAtLookup) {
+        if (indexed(waiter.expected, waiter.unit) && ctx.l2.unitEpoch(unitIndex(waiter.unit)) <= waiter.epochAtLookup) {
             waiter.state = UnitState.PROMOTING;
             waiter.lease.promotingUnits++;
             startPromotion(waiter);

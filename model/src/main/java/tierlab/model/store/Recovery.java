@@ -37,14 +37,6 @@ final class Recovery extends StorePart {
         }
     }
 
-    /** The snapshot's committed entries enter the index; the store epoch continues after the newest. */
-    void restoreIndex(L2Snapshot snapshot) {
-        for (L2Index.EntryRecord record : snapshot.entries()) {
-            index.restoreVisible(record);
-            ctx.storeEpoch = Math.max(ctx.storeEpoch, record.version());
-        }
-    }
-
     /** Drops every key on a slot allocated after the snapshot (see {@link TieredStore#recover}). */
     void forgetSlotsAllocatedSince(List<L2Ring.Run> allocatedSince) {
         for (L2Ring.Run run : allocatedSince) {

@@ -407,8 +407,7 @@ final class SavePipeline extends StorePart {
         for (int k = kept.size() - 1; k >= 0; k--) {
             int i = keptIndex.get(k);
             Slice slice = kept.get(k);
-            long epoch = ++ctx.storeEpoch;
-            ctx.lastStoreEpochByUnit[unitIndex(slice.unit)] = epoch;
+            long epoch = ctx.l2.stampUnit(unitIndex(slice.unit));
             slice.reserved = false;
             slice.content = new Content(batch.keys.get(i), batch.lane);
             ctx.space.residencyGained(slice.unit);

@@ -5,13 +5,12 @@ import tierlab.model.geometry.Geometry;
 import tierlab.model.io.IoOp;
 import tierlab.model.l2.L2Index;
 import tierlab.model.l2.L2Ring;
-import tierlab.model.l2.L2Snapshot;
 import tierlab.model.trace.DecisionTrace;
 import tierlab.model.util.LongMap;
 
 /**
- * What every part of a {@link TieredStore} shares: the settings and geometry, the L2 ring and
- * index, the store epoch, the decision trace and counters, the outboxes of operations and events,
+ * What every part of a {@link TieredStore} shares: the settings and geometry, the L2 pool (ring,
+ * index and epochs; handed in from outside), the decision trace and counters, the outboxes of operations and events,
  * the ticket and id sequences, the in-flight work by ticket, and the parts themselves (the parts
  * call one another: a lease starts a promotion, a landed write releases the promotions waiting
  * for it, a store commit publishes in L1).
@@ -28,6 +27,8 @@ final class StoreContext {
     final int unitCount;
     final RaceSwitches races;
     final DecisionTrace trace;
+    /** The L2 tier this store serves from; its ring and index are also here, read on every hot path. */
+    final L2Pool l2;
     final L2Ring ring;
     final L2Index index;
     final long[] counters = new long[StoreCounter.values().length];
@@ -39,11 +40,6 @@ final class StoreContext {
     /** In-flight work by ticket; looked up on every completion, iterated only by checks that decide nothing. */
     final LongMap<Object> inflightByTicket = new LongMap<>();
 
-    /** The epoch of the newest store commit; a promotion that read before a newer commit is stale. */
-    long storeEpoch;
-    /** Per unit index, the epoch of the last store (or lost write) of that unit. */
-    final long[] lastStoreEpochByUnit;
-
     L1Space space;
     Leases leases;
     Promotions promotions;
@@ -53,8 +49,8 @@ final class StoreContext {
     L2WriteGate gate;
     Recovery recovery;
 
-    /** A context with an empty L2, or with the ring of {@code snapshot} (its index entries are restored by {@link Recovery}). */
-    StoreContext(StoreSettings settings, DecisionTrace trace, L2Snapshot snapshot) {
+    /** A context over {@code l2}, which must be of {@code settings}' size and geometry. */
+    StoreContext(StoreSettings settings, DecisionTrace trace, L2Pool l2) {
         this.settings = settings;
         this.geometry = settings.geometry();
         this.laneBytes = geometry.laneBytes();
@@ -63,10 +59,10 @@ final class StoreContext {
         this.unitCount = Math.toIntExact((long) slotCount * tp);
         this.races = new RaceSwitches(settings);
         this.trace = trace;
-        this.ring = snapshot == null ? new L2Ring(slotCount)
-                : L2Ring.restore(slotCount, snapshot.runsOldestFirst(), snapshot.head(), snapshot.nextRunId());
-        this.index = new L2Index(slotCount, tp, races.r12VisibleBeforeAllLanes);
-        this.lastStoreEpochByUnit = new long[unitCount];
+        l2.checkServes(settings);
+        this.l2 = l2;
+        this.ring = l2.ring();
+        this.index = l2.index();
     }
 
     /** Ticket numbers are shared with the scheduler so every op in a run has a distinct ticket. */

@@ -35,7 +35,7 @@ import tierlab.model.trace.DecisionTrace;
  *
  * <p>This class is the facade the serving engine and the runtimes call; the work is done by its
  * parts, which share one {@link StoreContext}: {@link L1Space} (pool, slices, headroom, policy,
- * trim), {@link Leases} (lookup and leases), {@link Promotions} (L2 → L1), {@link Loads}
+ * trim), {@link Leases} (lookup and leases), {@link HitClasses} (the walks for parked requests), {@link Promotions} (L2 → L1), {@link Loads}
  * (L1 → GPU), {@link SavePipeline} (store queue, staging, commits), {@link L2Writes} (write
  * chaining), {@link L2WriteGate} (write policy and admission filter) and {@link Recovery}
  * (snapshot, restore, journal). Tests and the race hunt read the
@@ -66,6 +66,7 @@ public final class TieredStore {
     private final StoreContext ctx;
     private final L1Space space;
     private final Leases leases;
+    private final HitClasses hitClasses;
     private final Promotions promotions;
     private final Loads loads;
     private final SavePipeline saves;
@@ -78,23 +79,27 @@ public final class TieredStore {
         this(settings, new DecisionTrace());
     }
 
+    /** A store over a private, empty L2 pool of {@code settings}' size. */
     public TieredStore(StoreSettings settings, DecisionTrace trace) {
-        this(settings, trace, null);
+        this(settings, trace, L2Pool.empty(settings));
     }
 
-    private TieredStore(StoreSettings settings, DecisionTrace trace, L2Snapshot snapshot) {
-        this.ctx = new StoreContext(settings, trace, snapshot);
+    /**
+     * A store serving from {@code l2}, created outside (empty, or restored from a snapshot with
+     * {@link L2Pool#restore}). A pool of another size or geometry than {@code settings}' is refused
+     * with a message naming both.
+     */
+    public TieredStore(StoreSettings settings, DecisionTrace trace, L2Pool l2) {
+        this.ctx = new StoreContext(settings, trace, l2);
         this.space = ctx.space = new L1Space(ctx);
         this.leases = ctx.leases = new Leases(ctx);
+        this.hitClasses = new HitClasses(ctx);
         this.promotions = ctx.promotions = new Promotions(ctx);
         this.loads = ctx.loads = new Loads(ctx);
         this.saves = ctx.saves = new SavePipeline(ctx);
         this.writes = ctx.writes = new L2Writes(ctx);
         this.gate = ctx.gate = new L2WriteGate(ctx);
         this.recovery = ctx.recovery = new Recovery(ctx);
-        if (snapshot != null) {
-            recovery.restoreIndex(snapshot);
-        }
         this.testView = new StoreTestView(ctx);
     }
 
@@ -107,8 +112,7 @@ public final class TieredStore {
      * snapshot of a different geometry or capacity is refused with a message naming the mismatch.
      */
     public static TieredStore restore(StoreSettings settings, L2Snapshot snapshot, DecisionTrace trace) {
-        Recovery.checkFits(settings, snapshot);
-        return new TieredStore(settings, trace, snapshot);
+        return new TieredStore(settings, trace, L2Pool.restore(settings, snapshot));
     }
 
     /**
@@ -136,6 +140,11 @@ public final class TieredStore {
         return recovery.snapshot();
     }
 
+    /** The L2 pool this store serves from. */
+    public L2Pool l2Pool() {
+        return ctx.l2;
+    }
+
     // ------------------------------------------------------------------------------------------
     // Lookup and leases
     // ------------------------------------------------------------------------------------------
@@ -158,7 +167,7 @@ public final class TieredStore {
      * parked requests is not fully looked up on every pass. Same walk and cap as {@link #lookup}.
      */
     public HitClass classify(List<BlockKey> chain, long computedTokens, long promptTokens) {
-        return leases.classify(chain, computedTokens, promptTokens);
+        return hitClasses.classify(chain, computedTokens, promptTokens);
     }
 
     /**
@@ -167,7 +176,7 @@ public final class TieredStore {
      * counted block with a lane missing from L1.
      */
     public MixedOrL2Witness mixedOrL2Witness(List<BlockKey> chain, long computedTokens, long promptTokens) {
-        return leases.mixedOrL2Witness(chain, computedTokens, promptTokens);
+        return hitClasses.mixedOrL2Witness(chain, computedTokens, promptTokens);
     }
 
     /** Counts {@code witness}'s unit as watched until {@link #unwatch}: its gains then bump {@link #watchedResidencyGains()}. */
@@ -448,8 +457,7 @@ public final class TieredStore {
      */
     public void checkInvariants() {
         space.checkPool();
-        ctx.ring.checkInvariants();
-        ctx.index.checkInvariants(ctx.ring);
+        ctx.l2.checkInvariants();
         Map<Slice, int[]> expectedRefs = space.checkInvariants();
         leases.checkInvariants(expectedRefs);
         writes.tallyPendingWrites(expectedRefs);

@@ -67,6 +67,7 @@ public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NU
      */
     public static final Registry<String> PRESETS = Registry.<String>of("device profile")
             .add("qwen3-8b-h100", "/profiles/qwen3-8b-h100.yaml")
+            .addProviders(DevicePresetProvider.class)
             .build();
 
     /** A bundled preset by name, e.g. {@code qwen3-8b-h100}; an unknown name's message lists the known ones. */

@@ -1,19 +1,19 @@
 package tierlab.sim.device;
 
 import tierlab.model.io.CompletionTimeline;
+import tierlab.model.io.ComputeModel;
 import tierlab.model.io.ComputePort;
-import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
 
 /**
- * The simulator's compute port: engine-step durations from a {@link GpuProfile}, steps one at a
- * time, completions on the virtual clock. The step formula is {@link ComputeTiming}, the live
- * runtime's too, so a profile means the same in sim and live mode.
+ * The simulator's compute port: engine-step durations from a {@link ComputeModel} (a profile's:
+ * {@link GpuProfile#computeModel()}, the live runtime's too, so a profile means the same in sim and
+ * live mode), steps one at a time, completions on the virtual clock.
  */
 public final class GpuModel implements ComputePort {
-    private final ComputeTiming timing;
+    private final ComputeModel model;
     private final CompletionTimeline timeline;
     private final HostThread hostThread;
     private long steps;
@@ -28,10 +28,22 @@ public final class GpuModel implements ComputePort {
 
     /** Each step first takes the engine-step cost on {@code hostThread} (0 in every preset). */
     public GpuModel(GpuProfile profile, CompletionTimeline timeline, HostThread hostThread) {
+        this(profile.computeModel(), timeline, hostThread);
+    }
+
+    public GpuModel(ComputeModel model, CompletionTimeline timeline, HostThread hostThread) {
         this.hostThread = hostThread;
-        this.timing = new ComputeTiming(profile.stepOverheadNs(), profile.prefillNsPerToken(),
-                profile.attentionNsPerTokenPair(), profile.decodeNsPerSequence());
+        this.model = model;
         this.timeline = timeline;
+    }
+
+    /** Opens a GPU model of {@code model} on a runtime's clock, host thread and layer groups. */
+    public static ComputePort.Opener<SimComputeContext> opener(ComputeModel model) {
+        return context -> {
+            GpuModel gpu = new GpuModel(model, context.timeline(), context.hostThread());
+            gpu.setLayerGroups(context.layerGroups());
+            return gpu;
+        };
     }
 
     /** Computes steps layer group by layer group behind the loads that {@code loads} records (null: whole steps). */
@@ -48,7 +60,7 @@ public final class GpuModel implements ComputePort {
 
     /** How long {@code compute} takes (counted as a step of this GPU). */
     public long stepNs(IoOp.Compute compute) {
-        long duration = timing.stepNs(compute);
+        long duration = model.stepNs(compute);
         steps++;
         busyNs += duration;
         return duration;

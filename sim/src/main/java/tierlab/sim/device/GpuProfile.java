@@ -1,5 +1,8 @@
 package tierlab.sim.device;
 
+import tierlab.model.io.ComputeModel;
+import tierlab.model.io.ComputeTiming;
+
 /**
  * Time of one engine step on the GPU: {@code stepOverheadNs + prefillNsPerToken × new prefill
  * tokens + attentionNsPerTokenPair × Σ(new tokens × cached context tokens) + decodeNsPerSequence ×
@@ -13,5 +16,13 @@ public record GpuProfile(String name, long stepOverheadNs, double prefillNsPerTo
         DeviceProfile.nonNegative("gpu.prefillNsPerToken", prefillNsPerToken);
         DeviceProfile.nonNegative("gpu.attentionNsPerTokenPair", attentionNsPerTokenPair);
         DeviceProfile.nonNegative("gpu.decodeNsPerSequence", decodeNsPerSequence);
+    }
+
+    /**
+     * The compute model this profile describes: the one place a profile becomes step times, for the
+     * simulator's GPU port and for the live runtime's timed steps alike.
+     */
+    public ComputeModel computeModel() {
+        return new ComputeTiming(stepOverheadNs, prefillNsPerToken, attentionNsPerTokenPair, decodeNsPerSequence);
     }
 }

@@ -37,6 +37,7 @@ public final class StorageModels {
             Registry.<Class<? extends StorageSection>>of("storage model")
                     .add(DEFAULT, Nvme.class)
                     .add("link", LinkProfile.class)
+                    .addProviders(StorageModelProvider.class)
                     .build();
 
     private StorageModels() {

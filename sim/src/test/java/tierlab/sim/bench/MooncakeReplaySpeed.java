@@ -92,8 +92,8 @@ public final class MooncakeReplaySpeed {
             System.out.printf(Locale.ROOT, "%s %s x%.1f: simulated %.1f s in %.3f s wall = %.0fx (%.3f s CPU = %.0fx); %d steps (%.1f per simulated s), "
                             + "%d events (%.1f per simulated s, %.2f us wall each), %d decisions, trace hash %016x%n",
                     warm ? "run   " : "warmup", engine, timeScale, simSeconds, wallNs / 1e9, ratio, cpuNs / 1e9,
-                    runtime.simulator().nowNs() / (double) cpuNs, runtime.gpu().steps(),
-                    runtime.gpu().steps() / simSeconds, runtime.simulator().eventsFired(),
+                    runtime.simulator().nowNs() / (double) cpuNs, runtime.computeSteps(),
+                    runtime.computeSteps() / simSeconds, runtime.simulator().eventsFired(),
                     runtime.simulator().eventsFired() / simSeconds, wallNs / 1e3 / runtime.simulator().eventsFired(),
                     trace.eventCount(), trace.hash());
         }

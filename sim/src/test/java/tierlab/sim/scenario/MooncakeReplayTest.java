@@ -56,7 +56,7 @@ class MooncakeReplayTest {
                 runtime.simulator().eventsFired(), runtime.simulator().eventsFired() / (wallNs / 1e3),
                 metrics.value(PassMetric.EXTERNAL_HIT_RATIO), metrics.value(PassMetric.L1_HIT_RATIO),
                 metrics.value(PassMetric.TTFT_P50_MS), metrics.value(PassMetric.TTFT_P99_MS));
-        System.out.printf("lookups %d, steps %d, hit tokens %d%n", runtime.store().counter(tierlab.model.store.StoreCounter.LOOKUPS), runtime.gpu().steps(), runtime.store().counter(tierlab.model.store.StoreCounter.HIT_TOKENS));
+        System.out.printf("lookups %d, steps %d, hit tokens %d%n", runtime.store().counter(tierlab.model.store.StoreCounter.LOOKUPS), runtime.computeSteps(), runtime.store().counter(tierlab.model.store.StoreCounter.HIT_TOKENS));
         assertEquals(3_993, metrics.value(PassMetric.REQUESTS));
         assertEquals(0, runtime.ledger().mismatches());
         assertTrue(runtime.store().leftovers().isEmpty());
