@@ -212,7 +212,7 @@ public final class HuntCommand implements Callable<Integer> {
         for (int i = 0; i < saved.schedule().length(); i++) {
             stdout().printf("  %3d %s%n", i, saved.schedule().steps().get(i));
         }
-        RunResult result = saved.replay();
+        ScheduleResult result = saved.replay();
         if (result.passed()) {
             stdout().println("passes now: every check held");
             return 0;

@@ -31,7 +31,7 @@ public final class Hunter {
     }
 
     /** Counts every violation except instances of a {@link KnownFinding} (which only a fixed model can match). */
-    public static BiPredicate<Schedule, RunResult> exceptKnownFindings(Progress progress) {
+    public static BiPredicate<Schedule, ScheduleResult> exceptKnownFindings(Progress progress) {
         return (schedule, result) -> {
             Optional<KnownFinding> known = KnownFinding.match(schedule, result);
             if (known.isPresent()) {
@@ -52,13 +52,13 @@ public final class Hunter {
      * measures how long detection took; nothing is decided by it.
      */
     public static Optional<Finding> hunt(String target, Profile profile, Set<KnownBug> bugs, long seed, int examples,
-                                         BiPredicate<Schedule, RunResult> counts, Progress progress, LongSupplier nanoClock) {
+                                         BiPredicate<Schedule, ScheduleResult> counts, Progress progress, LongSupplier nanoClock) {
         return hunt(target, profile, bugs, Generators.pinnedPolicies(), seed, examples, counts, progress, nanoClock);
     }
 
     /** The same with the store policy of each schedule drawn from {@code policies} (see {@link Generators#policies}). */
     public static Optional<Finding> hunt(String target, Profile profile, Set<KnownBug> bugs, java.util.List<String> policies,
-                                         long seed, int examples, BiPredicate<Schedule, RunResult> counts, Progress progress,
+                                         long seed, int examples, BiPredicate<Schedule, ScheduleResult> counts, Progress progress,
                                          LongSupplier nanoClock) {
         long startedNs = nanoClock.getAsLong();
         Schedule[] smallest = {null};
@@ -73,7 +73,7 @@ public final class Hunter {
                     .forAll(Generators.schedules(profile, bugs, policies))
                     .describedAs(Schedule::toString)
                     .check(schedule -> {
-                        RunResult result = Runner.run(schedule);
+                        ScheduleResult result = Runner.run(schedule);
                         if (first[0] == null) {
                             tried[0]++;
                             steps[0] += schedule.length();

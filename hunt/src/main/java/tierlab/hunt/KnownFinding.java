@@ -29,14 +29,14 @@ public enum KnownFinding {
      * Whether a failing fixed-model run is an instance of this finding. A constructor argument rather
      * than an abstract method, so that the enum compiles with no finding open.
      */
-    private final BiPredicate<Schedule, RunResult> matcher;
+    private final BiPredicate<Schedule, ScheduleResult> matcher;
 
-    KnownFinding(String replayResource, BiPredicate<Schedule, RunResult> matcher) {
+    KnownFinding(String replayResource, BiPredicate<Schedule, ScheduleResult> matcher) {
         this.replayResource = replayResource;
         this.matcher = matcher;
     }
 
-    boolean matches(Schedule schedule, RunResult result) {
+    boolean matches(Schedule schedule, ScheduleResult result) {
         return matcher.test(schedule, result);
     }
 
@@ -45,7 +45,7 @@ public enum KnownFinding {
     }
 
     /** The known finding a fixed-model failure is an instance of, if any. */
-    public static Optional<KnownFinding> match(Schedule schedule, RunResult result) {
+    public static Optional<KnownFinding> match(Schedule schedule, ScheduleResult result) {
         if (result.passed() || !schedule.config().knownBugs().isEmpty()) {
             return Optional.empty();
         }

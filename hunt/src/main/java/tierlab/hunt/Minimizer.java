@@ -26,7 +26,7 @@ public final class Minimizer {
                     fewer.subList(i, Math.min(i + width, fewer.size())).clear();
                     Schedule candidate = best.withSteps(fewer);
                     runs++;
-                    RunResult result = Runner.run(candidate);
+                    ScheduleResult result = Runner.run(candidate);
                     if (!result.passed() && result.violation().check() == check) {
                         best = candidate;
                         progress = true;

@@ -40,13 +40,13 @@ public record ReplayFile(int format, String target, long seed, Check check, int 
                 finding.violation().stepIndex(), finding.violation().message(), finding.original().length(), finding.shrunk());
     }
 
-    public RunResult replay() {
+    public ScheduleResult replay() {
         return Runner.run(schedule);
     }
 
     /** True when the replay violates the same check at the same step as recorded. */
     public boolean reproduces() {
-        RunResult result = replay();
+        ScheduleResult result = replay();
         return !result.passed() && result.violation().check() == check && result.violation().stepIndex() == stepIndex;
     }
 

@@ -4,12 +4,12 @@ package tierlab.hunt;
 public final class Runner {
     private Runner() {}
 
-    public static RunResult run(Schedule schedule) {
+    public static ScheduleResult run(Schedule schedule) {
         return run(schedule, 0);
     }
 
     /** @param keepTraceEvents how many recent decisions to keep for a failure report (0: none) */
-    public static RunResult run(Schedule schedule, int keepTraceEvents) {
+    public static ScheduleResult run(Schedule schedule, int keepTraceEvents) {
         return runnerFor(schedule, keepTraceEvents).run();
     }
 

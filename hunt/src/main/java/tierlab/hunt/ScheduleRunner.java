@@ -40,7 +40,7 @@ abstract class ScheduleRunner {
         return new Violation(Check.ofInvariantMessage(error.getMessage()), stepIndex, String.valueOf(error));
     }
 
-    final RunResult run() {
+    final ScheduleResult run() {
         int applied = 0;
         int drainSteps = 0;
         Violation violation = null;
@@ -59,7 +59,7 @@ abstract class ScheduleRunner {
         } catch (RuntimeException error) {
             violation = violationOf(error);
         }
-        return new RunResult(violation, trace.hash(), applied, drainSteps, ledger.loadMatches(), outdatedAcquires(),
+        return new ScheduleResult(violation, trace.hash(), applied, drainSteps, ledger.loadMatches(), outdatedAcquires(),
                 enginePreemptions());
     }
 }

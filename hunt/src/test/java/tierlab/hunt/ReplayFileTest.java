@@ -31,8 +31,8 @@ class ReplayFileTest {
     void aSavedAblationFailureReplaysExactly(String name) throws IOException {
         ReplayFile saved = resource(name);
         assertFalse(saved.schedule().config().knownBugs().isEmpty(), "an ablation replay carries its switch");
-        RunResult first = saved.replay();
-        RunResult second = saved.replay();
+        ScheduleResult first = saved.replay();
+        ScheduleResult second = saved.replay();
         assertEquals(saved.check(), first.violation().check(), first.violation().toString());
         assertEquals(saved.stepIndex(), first.violation().stepIndex());
         assertEquals(first, second, "deterministic: the same violation and decision trace hash");
@@ -43,7 +43,7 @@ class ReplayFileTest {
     void theR1ReplayFailsOnlyWithItsSwitch() throws IOException {
         ReplayFile saved = resource("replays/R1-stale-promotion.json");
         Schedule fixed = new Schedule(saved.schedule().config().withKnownBugs(java.util.Set.of()), saved.schedule().steps());
-        RunResult result = Runner.run(fixed);
+        ScheduleResult result = Runner.run(fixed);
         assertTrue(result.passed(), "with the fix the same schedule holds: " + result.violation());
         assertEquals(Check.I6, saved.check());
     }
@@ -54,7 +54,7 @@ class ReplayFileTest {
     void everyKnownFindingStillReproducesFromItsFile(KnownFinding finding) throws IOException {
         ReplayFile saved = finding.replay(getClass().getClassLoader());
         assertTrue(saved.schedule().config().knownBugs().isEmpty(), "a known finding is in the fixed model");
-        RunResult result = saved.replay();
+        ScheduleResult result = saved.replay();
         assertFalse(result.passed(), finding + " passes now: fixed? then remove it from KnownFinding");
         assertEquals(Optional.of(finding), KnownFinding.match(saved.schedule(), result), result.violation().toString());
         assertTrue(saved.reproduces());
@@ -67,7 +67,7 @@ class ReplayFileTest {
     void aFixedFindingsReplayNowPasses(String name) throws IOException {
         ReplayFile saved = resource(name);
         assertTrue(saved.schedule().config().knownBugs().isEmpty(), "a finding of the fixed model, no switch on");
-        RunResult first = saved.replay();
+        ScheduleResult first = saved.replay();
         assertTrue(first.passed(), name + " fails again: " + first.violation());
         assertFalse(saved.reproduces());
         assertEquals(first, saved.replay(), "deterministic: the same outcome and decision trace hash");
@@ -80,7 +80,7 @@ class ReplayFileTest {
     void aViolationLikeAFixedFindingIsCountedAgain(String name) throws IOException {
         ReplayFile saved = resource(name);
         // The result the replay gave while the finding was open: its recorded check, with what its matcher looked at.
-        RunResult asBefore = new RunResult(new Violation(saved.check(), saved.stepIndex(), saved.message()), 0, 0, 0, 0, 1, 1);
+        ScheduleResult asBefore = new ScheduleResult(new Violation(saved.check(), saved.stepIndex(), saved.message()), 0, 0, 0, 0, 1, 1);
         Hunter.Progress progress = new Hunter.Progress();
         assertTrue(Hunter.exceptKnownFindings(progress).test(saved.schedule(), asBefore), "counted as a failure");
         assertEquals(Optional.empty(), KnownFinding.match(saved.schedule(), asBefore));

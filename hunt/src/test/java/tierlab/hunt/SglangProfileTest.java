@@ -31,7 +31,7 @@ class SglangProfileTest {
                 .checkAssert(schedule -> {
                     assertEquals(ServingEngines.SGLANG, schedule.config().engine());
                     EngineRunner runner = new EngineRunner(schedule, 0);
-                    RunResult result = runner.run();
+                    ScheduleResult result = runner.run();
                     assertNull(result.violation(), () -> String.valueOf(result.violation()));
                     assertEquals(ServingEngines.SGLANG, runner.scheduler.kind());
                     gpuCachedTokens[0] += runner.scheduler.finished().stream().mapToLong(RequestOutcome::gpuCachedTokens).sum();
@@ -58,7 +58,7 @@ class SglangProfileTest {
             qt().withFixedSeed(7).withExamples(300).forAll(Generators.schedules(profile, Set.of())).checkAssert(schedule -> {
                 assertEquals(ServingEngines.SGLANG, schedule.config().engine());
                 EngineRunner runner = new EngineRunner(schedule, 0);
-                RunResult result = runner.run();
+                ScheduleResult result = runner.run();
                 assertNull(result.violation(), () -> profile.name() + ": " + result.violation());
                 finished[0] += runner.scheduler.finishedCount();
             });

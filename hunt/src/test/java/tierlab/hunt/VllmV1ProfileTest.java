@@ -27,7 +27,7 @@ class VllmV1ProfileTest {
                     assertEquals(ServingEngines.VLLM_V1, schedule.config().engine());
                     assertTrue(schedule.config().schedulerSettings().prefixCaching());
                     EngineRunner runner = new EngineRunner(schedule, 0);
-                    RunResult result = runner.run();
+                    ScheduleResult result = runner.run();
                     assertNull(result.violation(), () -> String.valueOf(result.violation()));
                     assertEquals(ServingEngines.VLLM_V1, runner.scheduler.kind());
                     gpuCachedTokens[0] += runner.scheduler.finished().stream().mapToLong(RequestOutcome::gpuCachedTokens).sum();

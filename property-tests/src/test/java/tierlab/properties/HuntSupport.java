@@ -7,7 +7,7 @@ import tierlab.hunt.Finding;
 import tierlab.hunt.Hunter;
 import tierlab.hunt.Profile;
 import tierlab.hunt.ReplayFile;
-import tierlab.hunt.RunResult;
+import tierlab.hunt.ScheduleResult;
 import tierlab.hunt.Schedule;
 import tierlab.model.KnownBug;
 
@@ -20,9 +20,9 @@ final class HuntSupport {
 
     /** Runs a property; empty when every schedule held. Known findings are reported, not counted. */
     static Optional<Finding> hunt(String name, Profile profile, Set<KnownBug> bugs, int examples,
-                                  BiPredicate<Schedule, RunResult> counts) {
+                                  BiPredicate<Schedule, ScheduleResult> counts) {
         Hunter.Progress progress = new Hunter.Progress();
-        BiPredicate<Schedule, RunResult> exceptKnown = Hunter.exceptKnownFindings(progress);
+        BiPredicate<Schedule, ScheduleResult> exceptKnown = Hunter.exceptKnownFindings(progress);
         Optional<Finding> finding = Hunter.hunt(name, profile, bugs, SEED, examples,
                 (schedule, result) -> exceptKnown.test(schedule, result) && counts.test(schedule, result), progress, System::nanoTime);
         System.out.printf("%s: %d schedules, %d steps%s%s%n", name, progress.schedules, progress.steps,

@@ -18,7 +18,7 @@ import tierlab.hunt.Finding;
 import tierlab.hunt.Generators;
 import tierlab.hunt.HuntConfig;
 import tierlab.hunt.Profile;
-import tierlab.hunt.RunResult;
+import tierlab.hunt.ScheduleResult;
 import tierlab.hunt.Runner;
 import tierlab.hunt.Step;
 import tierlab.model.KnownBug;
@@ -90,8 +90,8 @@ class InvariantProperties {
             qt().withFixedSeed(HuntSupport.SEED).withExamples(300)
                     .forAll(Generators.schedules(profile, Set.of()))
                     .checkAssert(schedule -> {
-                        RunResult first = Runner.run(schedule);
-                        RunResult second = Runner.run(schedule);
+                        ScheduleResult first = Runner.run(schedule);
+                        ScheduleResult second = Runner.run(schedule);
                         assertEquals(first.traceHash(), second.traceHash(), "I11: decision trace differs between two runs");
                         assertEquals(first.violation(), second.violation());
                     });

@@ -10,7 +10,7 @@ import tierlab.hunt.Finding;
 import tierlab.hunt.Generators;
 import tierlab.hunt.HuntConfig;
 import tierlab.hunt.Profile;
-import tierlab.hunt.RunResult;
+import tierlab.hunt.ScheduleResult;
 import tierlab.hunt.Runner;
 
 /**
@@ -66,7 +66,7 @@ class StatefulModelProperties {
         qt().withFixedSeed(HuntSupport.SEED).withExamples(300)
                 .forAll(Generators.schedules(Profile.swarm(HuntConfig.Level.STORE), Set.of()))
                 .checkAssert(schedule -> {
-                    RunResult result = Runner.run(schedule);
+                    ScheduleResult result = Runner.run(schedule);
                     loads[0] += result.loadsVerified();
                     applied[0] += result.stepsApplied();
                     steps[0] += schedule.length();

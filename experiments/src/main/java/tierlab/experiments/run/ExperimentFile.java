@@ -26,6 +26,9 @@ import tierlab.workload.SyntheticSettings;
  * @param sampleIntervalMs period of the L1 occupancy / queue-depth time series in virtual ms [100]
  * @param checkInvariants  call every structure's {@code checkInvariants()} after each step (slow) [false];
  *                         they are always checked once at the end of a run
+ * @param sameInstantArrivalsTogether sim and hybrid: hand every request that arrives at one instant to the
+ *                         engine before it ticks, as the live loop does, instead of ticking after each one [false:
+ *                         every catalogue result was computed that way]; {@code tierlab validate}'s workloads turn it on
  * @param live             live mode's GPU side: {@code gpu} and {@code verify} ({@link LiveSection})
  * @param maxRuns          the most runs (sweep points × seeds) the file may ask for [10,000]: a grid is
  *                         counted before it is expanded, and a larger one is refused unless this is raised
@@ -34,8 +37,18 @@ public record ExperimentFile(String name, String description, String label, Stri
                              WorkloadSection workload, StoreSection store, SchedulerSection scheduler, String device,
                              FaultSection faults, JsonNode sweep,
                              List<ChartSection> charts, ReferenceSection reference, Double sampleIntervalMs,
-                             Boolean checkInvariants, MissRatioSection missRatioCurve,
+                             Boolean checkInvariants, Boolean sameInstantArrivalsTogether, MissRatioSection missRatioCurve,
                              CalibrationSection calibration, LiveSection live, Long maxRuns) {
+
+    /**
+     * The run sections alone, as a file of another kind embeds them (a {@code tierlab validate}
+     * workload): no sweep, charts, reference or output settings.
+     */
+    public static ExperimentFile ofRun(String mode, String device, WorkloadSection workload, StoreSection store,
+                                       SchedulerSection scheduler, Boolean sameInstantArrivalsTogether) {
+        return new ExperimentFile(null, null, null, null, mode, null, workload, store, scheduler, device, null, null, null, null,
+                null, null, sameInstantArrivalsTogether, null, null, null, null);
+    }
 
     /**
      * Live mode's GPU side (docs/cuda.md).

@@ -72,6 +72,54 @@ public final class ExperimentLoader {
     }
 
     public static Experiment load(Path file) {
+        byte[] bytes = read(file);
+        // Bind straight from the text first: Jackson then knows the line of every bad field.
+        Source source = new Source(file, new String(bytes, java.nio.charset.StandardCharsets.UTF_8), ExperimentParsing.mapperFor(file));
+        ExperimentFile spec = source.bind(null, () -> source.mapper().readValue(bytes, ExperimentFile.class));
+        if (spec == null) {
+            throw new CommandException(file + ": the experiment file is empty");
+        }
+        source.checkSections(null, spec);
+        JsonNode tree = source.bind(null, () -> source.mapper().readTree(bytes));
+        if (!(tree instanceof ObjectNode root)) {
+            throw new CommandException(file + ": an experiment file is a mapping of fields (name, workload, store, ...)");
+        }
+        String name = name(file, spec);
+        String kind = kind(file, spec);
+        List<Long> seeds = seeds(file, spec);
+        List<Map<String, List<JsonNode>>> grids = SweepGrid.grids(file, spec.sweep());
+        List<String> axes = axes(file, grids);
+        checkRunCount(file, spec, grids, seeds.size());
+        // A calibration file's sweep cells are bound and checked too, but it has no runs to resolve.
+        List<RunPoint> points = points(source, root, spec, grids, axes, kind.equals("simulation") ? seeds : List.of());
+        List<String> passes = checkPoints(file, points);
+        String mode = points.isEmpty() ? "sim" : points.getLast().config().mode();
+        Experiment experiment = new Experiment(file, sha256(bytes), spec, name, kind, mode, List.copyOf(axes), List.copyOf(points),
+                Metrics.names(passes));
+        if (kind.equals("simulation")) {
+            if (spec.workload() == null) {
+                throw new CommandException(file + ": workload: a simulation needs a workload section");
+            }
+            ChartChecks.checkCharts(experiment);
+            ChartChecks.checkReference(experiment);
+        }
+        return experiment;
+    }
+
+    /** The file's text, its path, and the strict mapper for its format: what every binding step needs for its messages. */
+    private record Source(Path file, String text, ObjectMapper mapper) {
+        <T> T bind(String where, ExperimentParsing.Parse<T> parse) {
+            return ExperimentParsing.bind(file, text, where, parse);
+        }
+
+        /** The checks binding cannot make: policy knobs by the policy's declared names, the serving engine's name. */
+        void checkSections(String where, ExperimentFile spec) {
+            StoreSections.checkKnobNames(file, text, where, spec);
+            SchedulerSections.checkEngine(file, text, where, spec);
+        }
+    }
+
+    private static byte[] read(Path file) {
         byte[] bytes;
         try {
             // By size first: a 50 MB file of one long string held the YAML reader for minutes.
@@ -88,29 +136,27 @@ public final class ExperimentLoader {
         if (binary != null) {
             throw new CommandException(file + ": " + binary + "; an experiment file is YAML or JSON text");
         }
-        ObjectMapper mapper = ExperimentParsing.mapperFor(file);
-        // Bind straight from the text first: Jackson then knows the line of every bad field.
-        String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-        ExperimentFile spec = ExperimentParsing.bind(file, text, null, () -> mapper.readValue(bytes, ExperimentFile.class));
-        if (spec == null) {
-            throw new CommandException(file + ": the experiment file is empty");
-        }
-        StoreSections.checkKnobNames(file, text, null, spec);
-        SchedulerSections.checkEngine(file, text, null, spec);
-        JsonNode tree = ExperimentParsing.bind(file, text, null, () -> mapper.readTree(bytes));
-        if (!(tree instanceof ObjectNode root)) {
-            throw new CommandException(file + ": an experiment file is a mapping of fields (name, workload, store, ...)");
-        }
-        Path folder = file.toAbsolutePath().normalize().getParent();
+        return bytes;
+    }
+
+    private static String name(Path file, ExperimentFile spec) {
         String name = spec.name() != null ? spec.name() : ExperimentParsing.defaultName(file);
         if (!NAME.matcher(name).matches()) {
             throw new CommandException(file + ": name: '" + name + "' must be 1-64 lower-case letters, digits and"
                     + " dashes (it names the output folder out/NAME)");
         }
+        return name;
+    }
+
+    private static String kind(Path file, ExperimentFile spec) {
         String kind = spec.kind() == null ? "simulation" : spec.kind();
         if (!KINDS.contains(kind)) {
             throw new CommandException(file + ": kind: unknown kind '" + kind + "' (known: " + KINDS.known() + ")");
         }
+        return kind;
+    }
+
+    private static List<Long> seeds(Path file, ExperimentFile spec) {
         List<Long> seeds = spec.seeds() == null ? List.of(42L) : spec.seeds();
         if (seeds.isEmpty() || seeds.stream().anyMatch(java.util.Objects::isNull)) {
             throw new CommandException(file + ": seeds: give at least one seed, and no empty entries");
@@ -118,7 +164,11 @@ public final class ExperimentLoader {
         if (new LinkedHashSet<>(seeds).size() != seeds.size()) {
             throw new CommandException(file + ": seeds: " + seeds + " repeats a seed");
         }
-        List<Map<String, List<JsonNode>>> grids = SweepGrid.grids(file, spec.sweep());
+        return seeds;
+    }
+
+    /** The union of the grids' axes, in the order the file first names them; fields that cannot be swept are refused. */
+    private static List<String> axes(Path file, List<Map<String, List<JsonNode>>> grids) {
         List<String> axes = new ArrayList<>();
         for (Map<String, List<JsonNode>> grid : grids) {
             for (Map.Entry<String, List<JsonNode>> entry : grid.entrySet()) {
@@ -136,21 +186,32 @@ public final class ExperimentLoader {
                 }
             }
         }
+        return axes;
+    }
 
-        // Counted before anything is expanded: a grid of 10^9 cells is refused at once, not built.
+    /** Counted before anything is expanded: a grid of 10^9 cells is refused at once, not built. */
+    private static void checkRunCount(Path file, ExperimentFile spec, List<Map<String, List<JsonNode>>> grids, int seedCount) {
         long maxRuns = spec.maxRuns() == null ? DEFAULT_MAX_RUNS : spec.maxRuns();
         if (maxRuns < 1) {
             throw new CommandException(file + ": maxRuns: must be >= 1, was " + maxRuns);
         }
-        long runCount = SweepGrid.runCount(grids, seeds.size());
+        long runCount = SweepGrid.runCount(grids, seedCount);
         if (runCount > maxRuns) {
             throw new CommandException(file + ": sweep: " + (runCount == Long.MAX_VALUE ? "more than 9.2e18"
-                    : String.format(java.util.Locale.ROOT, "%,d", runCount)) + " runs (sweep points × " + seeds.size() + " seeds) exceed maxRuns "
+                    : String.format(java.util.Locale.ROOT, "%,d", runCount)) + " runs (sweep points × " + seedCount + " seeds) exceed maxRuns "
                     + String.format(java.util.Locale.ROOT, "%,d", maxRuns) + "; raise maxRuns at the top level of the file to run them");
         }
+    }
+
+    /**
+     * Every cell of the grids at every seed, resolved, in grid order; a configuration two grids share
+     * runs once. Each cell is bound and checked even with no seeds (a calibration file).
+     */
+    private static List<RunPoint> points(Source source, ObjectNode root, ExperimentFile spec, List<Map<String, List<JsonNode>>> grids,
+                                         List<String> axes, List<Long> seeds) {
+        Path folder = source.file().toAbsolutePath().normalize().getParent();
         List<RunPoint> points = new ArrayList<>();
         Set<Map<String, Object>> seen = new java.util.HashSet<>();
-        String mode = null;
         // A set in grid order: a cell two grids share runs once, found by hash rather than by a scan of
         // every cell so far (which made a 100,000-point sweep quadratic).
         Set<Map<String, JsonNode>> cells = new LinkedHashSet<>();
@@ -162,32 +223,19 @@ public final class ExperimentLoader {
             copy.remove("sweep");
             String where = cell.isEmpty() ? null : "sweep point " + SweepGrid.cellLabel(cell);
             for (Map.Entry<String, JsonNode> axis : cell.entrySet()) {
-                SweepGrid.set(file, copy, axis.getKey(), axis.getValue());
+                SweepGrid.set(source.file(), copy, axis.getKey(), axis.getValue());
             }
             ExperimentFile pointSpec = cell.isEmpty() ? spec
-                    : ExperimentParsing.bind(file, text, where, () -> mapper.treeToValue(copy, ExperimentFile.class));
-            StoreSections.checkKnobNames(file, text, where, pointSpec);
-            SchedulerSections.checkEngine(file, text, where, pointSpec);
-            if (!kind.equals("simulation")) {
-                continue;
-            }
-            // Every axis of the union gets a column in every run: a cell that does not sweep a deep axis
-            // (say workload.synthetic.outputTokens) shows the file's value there.
-            Map<String, JsonNode> columns = new LinkedHashMap<>();
-            for (String axis : axes) {
-                JsonNode value = cell.containsKey(axis) ? cell.get(axis) : SweepGrid.at(copy, axis);
-                if (value != null) {
-                    columns.put(axis, value);
-                }
-            }
+                    : source.bind(where, () -> source.mapper().treeToValue(copy, ExperimentFile.class));
+            source.checkSections(where, pointSpec);
+            Map<String, JsonNode> columns = columns(cell, copy, axes);
             for (long seed : seeds) {
                 RunConfig config;
                 try {
                     config = resolve(pointSpec, seed, folder, columns);
                 } catch (IllegalArgumentException e) {
-                    throw new CommandException(file + ": " + (where == null ? "" : where + ": ") + e.getMessage(), e);
+                    throw new CommandException(source.file() + ": " + (where == null ? "" : where + ": ") + e.getMessage(), e);
                 }
-                mode = config.mode();
                 // Two grids of a union may spell one configuration twice (a grid sweeping only
                 // batchL2Reads: [true] meets the first grid's default): run it once.
                 if (seen.add(config.parameters())) {
@@ -195,6 +243,26 @@ public final class ExperimentLoader {
                 }
             }
         }
+        return points;
+    }
+
+    /**
+     * Every axis of the union gets a column in every run: a cell that does not sweep a deep axis
+     * (say workload.synthetic.outputTokens) shows the file's value there.
+     */
+    private static Map<String, JsonNode> columns(Map<String, JsonNode> cell, ObjectNode copy, List<String> axes) {
+        Map<String, JsonNode> columns = new LinkedHashMap<>();
+        for (String axis : axes) {
+            JsonNode value = cell.containsKey(axis) ? cell.get(axis) : SweepGrid.at(copy, axis);
+            if (value != null) {
+                columns.put(axis, value);
+            }
+        }
+        return columns;
+    }
+
+    /** Checks what the points must share; returns their passes. */
+    private static List<String> checkPoints(Path file, List<RunPoint> points) {
         List<String> passes = points.isEmpty() ? List.of() : points.getFirst().config().workload().passes();
         for (RunPoint point : points) {
             if (!point.config().workload().passes().equals(passes)) {
@@ -208,29 +276,17 @@ public final class ExperimentLoader {
             throw new CommandException(file + ": store.l2File: a persistent L2 file serves one run at a time, and this"
                     + " file has " + points.size() + " runs (sweep points × seeds); keep one");
         }
-        List<String> metricNames = Metrics.names(passes);
-        Experiment experiment = new Experiment(file, sha256(bytes), spec, name, kind, mode == null ? "sim" : mode,
-                List.copyOf(axes), List.copyOf(points), metricNames);
-        if (kind.equals("simulation")) {
-            if (spec.workload() == null) {
-                throw new CommandException(file + ": workload: a simulation needs a workload section");
-            }
-            ChartChecks.checkCharts(experiment);
-            ChartChecks.checkReference(experiment);
-        }
-        return experiment;
+        return passes;
     }
 
     /**
      * Resolves one experiment-like section that lives inside another file (a workload of
-     * {@code tierlab validate}): the same fields, defaults and checks as an experiment file's top
-     * level, without sweeps. {@code where} names the section in messages ("workloads.e1-like").
+     * {@code tierlab validate}), already bound from {@code text}: the same fields, defaults and
+     * checks as an experiment file's top level, without sweeps. {@code where} names the section in
+     * messages ("workloads.e1-like").
      */
-    public static RunConfig resolveSection(Path file, String text, String where, ObjectNode section, long seed) {
-        ObjectMapper mapper = ExperimentParsing.mapperFor(file);
-        ExperimentFile spec = ExperimentParsing.bind(file, text, where, () -> mapper.treeToValue(section, ExperimentFile.class));
-        StoreSections.checkKnobNames(file, text, where, spec);
-        SchedulerSections.checkEngine(file, text, where, spec);
+    public static RunConfig resolveSection(Path file, String text, String where, ExperimentFile spec, long seed) {
+        new Source(file, text, ExperimentParsing.mapperFor(file)).checkSections(where, spec);
         if (spec.workload() == null) {
             throw new CommandException(file + ": " + where + ": workload: a workload needs a workload section");
         }
@@ -257,10 +313,6 @@ public final class ExperimentLoader {
         WorkloadPlan workload = WorkloadSections.resolve(spec.workload(), folder, parameters);
         SizeLimits.checkWorkload(workload, SizeLimits.heapBudgetBytes());
         Geometry geometry = workload.geometry();
-        if (!runMode.virtualClock() && workload instanceof WorkloadPlan.LongPrefill plan && plan.clientConcurrency() > 0) {
-            throw new IllegalArgumentException("workload.clientConcurrency: live mode sends requests at their arrival"
-                    + " times; closed-loop clients are for sim and hybrid mode");
-        }
         if (StoreSections.baselineOf(spec).equals(RunConfig.HOST_MEMORY) && runMode.realStorage()) {
             throw new IllegalArgumentException("store.baseline: host-memory sizes L1 to the whole workload, which only"
                     + " sim mode can do (hybrid and live pin a real L1)");
@@ -279,14 +331,20 @@ public final class ExperimentLoader {
         String deviceName = or(spec.device(), "qwen3-8b-h100");
         DeviceProfile device = device(deviceName, folder);
         parameters.put("device", deviceName);
-        FaultSettings faults = faults(spec.faults());
-        parameters.put("faults.readErrorProbability", faults.readErrorProbability());
-        parameters.put("faults.writeErrorProbability", faults.writeErrorProbability());
-        parameters.put("faults.shortReadProbability", faults.shortReadProbability());
-        parameters.put("faults.latencySpikeProbability", faults.latencySpikeProbability());
-        parameters.put("faults.latencySpikeMs", faults.latencySpikeNs() / 1e6);
-        parameters.put("faults.reorderWindowMs", faults.reorderWindowNs() / 1e6);
-        parameters.put("faults.stuckProbability", faults.stuckProbability());
+        FaultSettings faults = faults(spec.faults(), parameters);
+        long sampleIntervalNs = sampleIntervalNs(spec);
+        // Axes deeper than the fixed columns (say workload.synthetic.arrivals.ratePerSecond) get a column too.
+        cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
+                : value.isBoolean() ? value.booleanValue() : value.isTextual() ? value.asText() : value.toString()));
+        ExperimentFile.LiveSection live = liveSection(spec, runMode, parameters);
+        boolean arrivalsTogether = sameInstantArrivalsTogether(spec, runMode, parameters);
+        return new RunConfig(mode, seed, workload, storeSettings, schedulerSettings, device, faults, baseline,
+                sampleIntervalNs, or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters),
+                l2File, live.gpu(), live.verify(), arrivalsTogether);
+    }
+
+    /** {@code sampleIntervalMs} in nanoseconds, within the bounds a time series can count. */
+    private static long sampleIntervalNs(ExperimentFile spec) {
         double sampleMs = positive("sampleIntervalMs", or(spec.sampleIntervalMs(), 100.0));
         if (sampleMs < MIN_SAMPLE_INTERVAL_MS) {
             // 1e-9 ms rounded to 0 ns, which switched sampling off: an empty timeseries.csv without a word.
@@ -298,26 +356,43 @@ public final class ExperimentLoader {
             throw new IllegalArgumentException("sampleIntervalMs: must be at most " + MAX_SAMPLE_INTERVAL_MS
                     + " (about 31 years of virtual time), was " + sampleMs);
         }
-        // Axes deeper than the fixed columns (say workload.synthetic.arrivals.ratePerSecond) get a column too.
-        cell.forEach((axis, value) -> parameters.putIfAbsent(axis, value.isNumber() ? value.numberValue()
-                : value.isBoolean() ? value.booleanValue() : value.isTextual() ? value.asText() : value.toString()));
+        return Math.round(sampleMs * 1e6);
+    }
+
+    /** The live section with its defaults applied (gpu auto, verify true); live rows get its two columns. */
+    private static ExperimentFile.LiveSection liveSection(ExperimentFile spec, RunMode runMode, Map<String, Object> parameters) {
         ExperimentFile.LiveSection live = spec.live() == null ? new ExperimentFile.LiveSection(null, null) : spec.live();
         String gpu = or(live.gpu(), RunConfig.GPU_AUTO);
         boolean verifyGpu = or(live.verify(), true);
         if (!GPUS.contains(gpu)) {
             throw new IllegalArgumentException("live.gpu: unknown value '" + gpu + "' (known: " + GPUS.known() + ")");
         }
-        if (spec.live() != null && !mode.equals("live")) {
-            throw new IllegalArgumentException("live: applies to live mode only, and this run's mode is " + mode);
+        if (spec.live() != null && runMode != RunMode.LIVE) {
+            throw new IllegalArgumentException("live: applies to live mode only, and this run's mode is " + runMode.name());
         }
-        if (mode.equals("live")) {
+        if (runMode == RunMode.LIVE) {
             // Only live rows get these columns: sim and hybrid tables keep theirs.
             parameters.put("live.gpu", gpu);
             parameters.put("live.verify", verifyGpu);
         }
-        return new RunConfig(mode, seed, workload, storeSettings, schedulerSettings, device, faults, baseline,
-                Math.round(sampleMs * 1e6), or(spec.checkInvariants(), false), java.util.Collections.unmodifiableMap(parameters),
-                l2File, gpu, verifyGpu);
+        return new ExperimentFile.LiveSection(gpu, verifyGpu);
+    }
+
+    /**
+     * {@code sameInstantArrivalsTogether} [false]: a virtual-clock setting (the live loop always hands
+     * over every arrival that is due before it ticks). Only a file that turns it on gets its column,
+     * so the tables of every other file keep theirs.
+     */
+    private static boolean sameInstantArrivalsTogether(ExperimentFile spec, RunMode runMode, Map<String, Object> parameters) {
+        boolean together = or(spec.sameInstantArrivalsTogether(), false);
+        if (spec.sameInstantArrivalsTogether() != null && !runMode.virtualClock()) {
+            throw new IllegalArgumentException("sameInstantArrivalsTogether: applies to sim and hybrid mode; the live loop"
+                    + " always hands every arrival that is due to the engine before it ticks");
+        }
+        if (together) {
+            parameters.put("sameInstantArrivalsTogether", true);
+        }
+        return together;
     }
 
     /**
@@ -353,15 +428,22 @@ public final class ExperimentLoader {
         return profile;
     }
 
-    private static FaultSettings faults(ExperimentFile.FaultSection section) {
-        if (section == null) {
-            return FaultSettings.none();
-        }
-        return withField("faults", () -> new FaultSettings(or(section.readErrorProbability(), 0.0),
+    /** The fault section with its defaults, and its columns (every run has them, faults or none). */
+    private static FaultSettings faults(ExperimentFile.FaultSection section, Map<String, Object> parameters) {
+        FaultSettings faults = section == null ? FaultSettings.none()
+                : withField("faults", () -> new FaultSettings(or(section.readErrorProbability(), 0.0),
                 or(section.writeErrorProbability(), 0.0), or(section.shortReadProbability(), 0.0),
                 or(section.latencySpikeProbability(), 0.0), nanos("faults.latencySpikeMs", section.latencySpikeMs()),
                 nanos("faults.reorderWindowMs", section.reorderWindowMs()), or(section.stuckProbability(), 0.0),
                 nanos("faults.stuckForMs", section.stuckForMs()), section.failReadTickets()));
+        parameters.put("faults.readErrorProbability", faults.readErrorProbability());
+        parameters.put("faults.writeErrorProbability", faults.writeErrorProbability());
+        parameters.put("faults.shortReadProbability", faults.shortReadProbability());
+        parameters.put("faults.latencySpikeProbability", faults.latencySpikeProbability());
+        parameters.put("faults.latencySpikeMs", faults.latencySpikeNs() / 1e6);
+        parameters.put("faults.reorderWindowMs", faults.reorderWindowNs() / 1e6);
+        parameters.put("faults.stuckProbability", faults.stuckProbability());
+        return faults;
     }
 
     static String sha256(byte[] bytes) {

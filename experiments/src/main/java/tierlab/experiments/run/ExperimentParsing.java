@@ -28,12 +28,13 @@ import tierlab.experiments.CommandException;
  * Reading an experiment file's text into {@link ExperimentFile}: a strict mapper (unknown fields,
  * duplicates and coercions refused) and one-line messages that name the file, the line and the field.
  */
-final class ExperimentParsing {
+public final class ExperimentParsing {
 
     private ExperimentParsing() {
     }
 
-    static ObjectMapper mapperFor(Path file) {
+    /** The strict mapper for the file's format (.yaml, .yml or .json); the same for experiment and validation files. */
+    public static ObjectMapper mapperFor(Path file) {
         String lower = file.getFileName().toString().toLowerCase(Locale.ROOT);
         ObjectMapper mapper;
         if (lower.endsWith(".yaml") || lower.endsWith(".yml")) {
@@ -59,11 +60,15 @@ final class ExperimentParsing {
     }
 
     @FunctionalInterface
-    interface Parse<T> {
+    public interface Parse<T> {
         T run() throws IOException;
     }
 
-    static <T> T bind(Path file, String text, String where, Parse<T> parse) {
+    /**
+     * Runs a binding step; a binding problem becomes one {@link CommandException} line naming the file,
+     * the line (when {@code where} is null and the parser knows it), {@code where} and the field path.
+     */
+    public static <T> T bind(Path file, String text, String where, Parse<T> parse) {
         try {
             return parse.run();
         } catch (JsonProcessingException e) {

@@ -69,59 +69,14 @@ public final class ReportWriter {
             md.append("**").append(failed).append(" run").append(failed == 1 ? "" : "s")
                     .append(" did not complete cleanly** (see *Failures* below and the `failure` column).\n\n");
         }
-        if (!reference.isEmpty() || (specs.reference() != null && specs.reference().discussion() != null)) {
-            md.append("## The reference system and tierlab\n\n");
-            if (specs.reference().source() != null) {
-                md.append(specs.reference().source().strip()).append("\n\n");
-            }
-            if (!reference.isEmpty()) {
-                md.append("| | reference | tierlab | from |\n|---|---:|---:|---|\n");
-                for (ReferenceValue value : reference) {
-                    ReferenceRow row = value.row();
-                    md.append("| ").append(row.label()).append(" | ").append(row.reference()).append(" | ")
-                            .append(row.metric() == null ? "—" : number(value.value())).append(" | ")
-                            .append(row.metric() == null ? "" : "`" + row.metric() + "`"
-                                    + (row.where() == null ? "" : " where " + where(row)))
-                            .append(" |\n");
-                }
-                md.append('\n');
-            }
-            if (specs.reference().discussion() != null) {
-                md.append(specs.reference().discussion().strip()).append("\n\n");
-            }
-        }
+        referenceSection(md, specs, reference);
         for (String section : extraSections) {
             md.append(section.strip()).append("\n\n");
         }
-        if (!charts.drawn().isEmpty() || !charts.failed().isEmpty()) {
-            md.append("## Charts\n\n");
-            for (ChartRenderer.Drawn chart : charts.drawn()) {
-                md.append("### ").append(chart.title()).append("\n\n![").append(chart.title()).append("](")
-                        .append(chart.png()).append(")\n\n(vector: [").append(chart.svg()).append("](").append(chart.svg())
-                        .append("))\n\n");
-            }
-            if (!charts.failed().isEmpty()) {
-                md.append("**").append(charts.failed().size()).append(" chart").append(charts.failed().size() == 1 ? "" : "s")
-                        .append(" could not be drawn**; every table is complete, and `./tierlab plot` on this folder")
-                        .append(" draws them again once the cause is fixed:\n\n");
-                for (ChartRenderer.Failed chart : charts.failed()) {
-                    md.append("- `").append(chart.section().file()).append("` (").append(chart.title()).append("): ")
-                            .append(chart.cause()).append('\n');
-                }
-                md.append('\n');
-            }
-        }
+        chartsSection(md, charts);
         md.append(table(specs, tables));
         if (failed > 0) {
-            md.append("## Failures\n\n");
-            for (RunTables.Row result : results) {
-                if (result.failed()) {
-                    md.append("- run ").append(result.index()).append(" (").append(result.label())
-                            .append("): ").append(result.failure()).append('\n');
-                    result.examples().forEach(example -> md.append("  - ").append(example).append('\n'));
-                }
-            }
-            md.append('\n');
+            failuresSection(md, results);
         }
         md.append("## Files\n\n- `results.csv`: one row per run, every parameter and metric\n"
                 + "- `requests.csv`: every request's TTFT by run and pass\n"
@@ -129,6 +84,67 @@ public final class ReportWriter {
                 + "- `summary.json`: mean, sd, min, max of every metric per sweep point\n"
                 + "- `run.json`: seeds, git commit, configuration and trace hashes, JVM, wall time\n");
         return md.toString();
+    }
+
+    /** The reference system's figures beside tierlab's, with the file's source and discussion; nothing without them. */
+    private static void referenceSection(StringBuilder md, ChartSpecs specs, List<ReferenceValue> reference) {
+        if (reference.isEmpty() && (specs.reference() == null || specs.reference().discussion() == null)) {
+            return;
+        }
+        md.append("## The reference system and tierlab\n\n");
+        if (specs.reference().source() != null) {
+            md.append(specs.reference().source().strip()).append("\n\n");
+        }
+        if (!reference.isEmpty()) {
+            md.append("| | reference | tierlab | from |\n|---|---:|---:|---|\n");
+            for (ReferenceValue value : reference) {
+                ReferenceRow row = value.row();
+                md.append("| ").append(row.label()).append(" | ").append(row.reference()).append(" | ")
+                        .append(row.metric() == null ? "—" : number(value.value())).append(" | ")
+                        .append(row.metric() == null ? "" : "`" + row.metric() + "`"
+                                + (row.where() == null ? "" : " where " + where(row)))
+                        .append(" |\n");
+            }
+            md.append('\n');
+        }
+        if (specs.reference().discussion() != null) {
+            md.append(specs.reference().discussion().strip()).append("\n\n");
+        }
+    }
+
+    /** Every chart drawn, and the ones that could not be, with their causes; nothing without charts. */
+    private static void chartsSection(StringBuilder md, ChartRenderer.Rendered charts) {
+        if (charts.drawn().isEmpty() && charts.failed().isEmpty()) {
+            return;
+        }
+        md.append("## Charts\n\n");
+        for (ChartRenderer.Drawn chart : charts.drawn()) {
+            md.append("### ").append(chart.title()).append("\n\n![").append(chart.title()).append("](")
+                    .append(chart.png()).append(")\n\n(vector: [").append(chart.svg()).append("](").append(chart.svg())
+                    .append("))\n\n");
+        }
+        if (!charts.failed().isEmpty()) {
+            md.append("**").append(charts.failed().size()).append(" chart").append(charts.failed().size() == 1 ? "" : "s")
+                    .append(" could not be drawn**; every table is complete, and `./tierlab plot` on this folder")
+                    .append(" draws them again once the cause is fixed:\n\n");
+            for (ChartRenderer.Failed chart : charts.failed()) {
+                md.append("- `").append(chart.section().file()).append("` (").append(chart.title()).append("): ")
+                        .append(chart.cause()).append('\n');
+            }
+            md.append('\n');
+        }
+    }
+
+    private static void failuresSection(StringBuilder md, List<RunTables.Row> results) {
+        md.append("## Failures\n\n");
+        for (RunTables.Row result : results) {
+            if (result.failed()) {
+                md.append("- run ").append(result.index()).append(" (").append(result.label())
+                        .append("): ").append(result.failure()).append('\n');
+                result.examples().forEach(example -> md.append("  - ").append(example).append('\n'));
+            }
+        }
+        md.append('\n');
     }
 
     private static String where(ReferenceRow row) {

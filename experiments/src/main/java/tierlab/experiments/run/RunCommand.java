@@ -122,8 +122,37 @@ public final class RunCommand implements Callable<Integer> {
         Set<String> owned = ownedFiles(experiment);
         // A bad --out fails now, not after the runs.
         AtomicOutputDirectory.checkReplaceable(target, owned);
-        PrintWriter stdout = spec.commandLine().getOut();
+        Ran ran = runPoints(experiment, provider, threads, target);
+        List<String> chartFailures = new ArrayList<>();
+        List<ReportWriter.ReferenceValue> reference = writeOutput(experiment, ran, target, owned, chartFailures);
+        PrintWriter stderr = spec.commandLine().getErr();
+        chartFailures.forEach(line -> stderr.println("tierlab: " + line));
+        stderr.flush();
+        summary(experiment, ran, reference, target, owned);
+        long unexpected = ran.results().stream().filter(r -> r.failed() && r.point().config().store().knownBugs().isEmpty()).count();
+        if (unexpected == 0 && !chartFailures.isEmpty()) {
+            throw new CommandException(chartFailures.size() + " chart" + (chartFailures.size() == 1 ? "" : "s")
+                    + " could not be drawn (see above and " + target.resolve(REPORT) + "); every table was written, and"
+                    + " './tierlab plot " + target + "' draws them once the cause is fixed");
+        }
+        if (unexpected > 0) {
+            // The outputs are complete and say what broke; the exit code tells a script that something did.
+            throw new CommandException(unexpected + " run" + (unexpected == 1 ? "" : "s")
+                    + " with every race fix on did not complete cleanly; see " + target.resolve(REPORT));
+        }
+        return 0;
+    }
 
+    /**
+     * What the runs gave: their results, the miss-ratio replays, the run record (run.json), the runs at
+     * a time, the remote executor's description (null for a local run) and the wall time of the whole sweep.
+     */
+    private record Ran(List<RunResult> results, List<MissRatioReplays.Replay> replays, String runJson, int threads,
+                       String executorDescription, double wallSeconds) {}
+
+    /** Runs every point, here or in the remote executor, and builds the run record. */
+    private Ran runPoints(ExperimentLoader.Experiment experiment, SweepExecutorProvider provider, int threads, Path target) {
+        PrintWriter stdout = spec.commandLine().getOut();
         Instant startedAt = Instant.now();
         long startNs = System.nanoTime();
         Path scratch = scratchFolder(target, experiment);
@@ -145,7 +174,6 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         double wallSeconds = (System.nanoTime() - startNs) / 1e9;
-
         RunInfo info = RunInfo.of(experiment, results, command(experiment), wallSeconds, threads, startedAt);
         com.fasterxml.jackson.databind.node.ObjectNode runRecord =
                 info.jsonWithFacts(experiment, results, executor.factsByRun());
@@ -153,9 +181,17 @@ public final class RunCommand implements Callable<Integer> {
             // Only a remote run names its executor: a local run's run.json stays as it was.
             runRecord.put("executor", executorDescription);
         }
-        String runJson = ResultFiles.json(runRecord);
+        return new Ran(results, replays, ResultFiles.json(runRecord), threads, executorDescription, wallSeconds);
+    }
+
+    /**
+     * Writes the output folder whole: the tables first, then the charts and report drawn from them;
+     * adds a line for each chart that failed, and returns the reference rows as the report computed them.
+     */
+    private static List<ReportWriter.ReferenceValue> writeOutput(ExperimentLoader.Experiment experiment, Ran ran, Path target,
+                                                                 Set<String> owned, List<String> chartFailures) {
+        List<RunResult> results = ran.results();
         ChartSpecs specs = ChartSpecs.of(experiment.file(), ChartSpecs.textOf(experiment.file()), experiment.spec());
-        List<String> chartFailures = new ArrayList<>();
         Plotter.Plotted[] plotted = new Plotter.Plotted[1];
         AtomicOutputDirectory.write(target, owned, folder -> {
             // The tables first: everything below is drawn from them, and nothing below can cost them.
@@ -163,26 +199,29 @@ public final class RunCommand implements Callable<Integer> {
             ResultFiles.writeCsv(ResultFiles.requests(results), folder.resolve(ResultFiles.REQUESTS));
             ResultFiles.writeCsv(ResultFiles.timeseries(results), folder.resolve(ResultFiles.TIMESERIES));
             Files.copy(experiment.file(), folder.resolve(experimentCopyName(experiment)));
-            Files.writeString(folder.resolve(RUN_INFO), runJson, StandardCharsets.UTF_8);
+            Files.writeString(folder.resolve(RUN_INFO), ran.runJson(), StandardCharsets.UTF_8);
             Files.writeString(folder.resolve(ResultFiles.SUMMARY),
                     ResultFiles.json(ResultFiles.summary(experiment, results, List.of())), StandardCharsets.UTF_8);
-            MissRatioReplays.write(replays, folder, chartWriter, chartFailures);
+            MissRatioReplays.write(ran.replays(), folder, chartWriter, chartFailures);
             RunTables tables = RunTables.read(folder);
             plotted[0] = Plotter.render(folder, specs, tables, specs.problems(tables), chartWriter);
             // summary.json again, now with the reference rows as the report computed them from the tables.
             Files.writeString(folder.resolve(ResultFiles.SUMMARY),
                     ResultFiles.json(ResultFiles.summary(experiment, results, plotted[0].reference())), StandardCharsets.UTF_8);
         });
-        List<ReportWriter.ReferenceValue> reference = plotted[0].reference();
         chartFailures.addAll(Plotter.failureLines(plotted[0].charts()));
-        PrintWriter stderr = spec.commandLine().getErr();
-        chartFailures.forEach(line -> stderr.println("tierlab: " + line));
-        stderr.flush();
+        return plotted[0].reference();
+    }
 
+    /** The lines on stdout: the runs, the reference rows, the files written. */
+    private void summary(ExperimentLoader.Experiment experiment, Ran ran, List<ReportWriter.ReferenceValue> reference, Path target,
+                         Set<String> owned) {
+        PrintWriter stdout = spec.commandLine().getOut();
+        List<RunResult> results = ran.results();
         long failed = results.stream().filter(RunResult::failed).count();
-        long unexpected = results.stream().filter(r -> r.failed() && r.point().config().store().knownBugs().isEmpty()).count();
+        int threads = ran.threads();
         stdout.printf(Locale.ROOT, "%s: %d run%s in %.1f s (%s)%s%n", experiment.name(), results.size(),
-                results.size() == 1 ? "" : "s", wallSeconds, executorDescription != null ? executorDescription
+                results.size() == 1 ? "" : "s", ran.wallSeconds(), ran.executorDescription() != null ? ran.executorDescription()
                         : threads + " thread" + (threads == 1 ? "" : "s"),
                 failed == 0 ? "" : "; " + failed + " did not complete cleanly (see report.md)");
         for (ReportWriter.ReferenceValue value : reference) {
@@ -195,17 +234,6 @@ public final class RunCommand implements Callable<Integer> {
         stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted()
                 .filter(name -> Files.exists(target.resolve(name))).toList()));
         stdout.flush();
-        if (unexpected == 0 && !chartFailures.isEmpty()) {
-            throw new CommandException(chartFailures.size() + " chart" + (chartFailures.size() == 1 ? "" : "s")
-                    + " could not be drawn (see above and " + target.resolve(REPORT) + "); every table was written, and"
-                    + " './tierlab plot " + target + "' draws them once the cause is fixed");
-        }
-        if (unexpected > 0) {
-            // The outputs are complete and say what broke; the exit code tells a script that something did.
-            throw new CommandException(unexpected + " run" + (unexpected == 1 ? "" : "s")
-                    + " with every race fix on did not complete cleanly; see " + target.resolve(REPORT));
-        }
-        return 0;
     }
 
     /**

@@ -15,11 +15,13 @@ import tierlab.sim.fault.FaultSettings;
  * @param l2File     live mode: the persistent L2 file the run starts warm from and keeps; null for a scratch file
  * @param gpu        live mode: {@code auto}, {@code cuda} or {@code host} (ExperimentFile.LiveSection)
  * @param verifyGpu  live mode with CUDA: verify payloads on the GPU side
+ * @param sameInstantArrivalsTogether sim and hybrid mode: every request arriving at one instant is handed
+ *                   to the engine before it ticks, as the live loop does (SimRuntime#setSameInstantArrivalsTogether)
  */
 public record RunConfig(String mode, long seed, WorkloadPlan workload, StoreSettings store, SchedulerSettings scheduler,
                         DeviceProfile device, FaultSettings faults, String baseline, long sampleIntervalNs,
                         boolean checkInvariants, Map<String, Object> parameters, java.nio.file.Path l2File,
-                        String gpu, boolean verifyGpu) {
+                        String gpu, boolean verifyGpu, boolean sameInstantArrivalsTogether) {
 
     public static final String TIERED = "tiered";
     public static final String NO_OFFLOAD = "no-offload";
@@ -31,4 +33,16 @@ public record RunConfig(String mode, long seed, WorkloadPlan workload, StoreSett
     public static final String GPU_CUDA = "cuda";
     /** live.gpu: host buffers (no GPU). */
     public static final String GPU_HOST = "host";
+
+    /**
+     * This run in another mode, the rest of its settings kept ({@code tierlab validate} runs one
+     * workload live and simulated); {@code gpu} and {@code verifyGpu} are the live GPU side.
+     */
+    public RunConfig inMode(RunMode runMode, String gpuSide, boolean verify) {
+        Map<String, Object> changed = new java.util.LinkedHashMap<>(parameters);
+        changed.put("mode", runMode.name());
+        return new RunConfig(runMode.name(), seed, workload, store, scheduler, device, faults, baseline, sampleIntervalNs,
+                checkInvariants, java.util.Collections.unmodifiableMap(changed), runMode.persistentL2() ? l2File : null,
+                gpuSide, verify, sameInstantArrivalsTogether);
+    }
 }

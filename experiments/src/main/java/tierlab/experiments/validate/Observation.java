@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import tierlab.experiments.run.RunObserver;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.StoreCounter;
 import tierlab.model.store.TieredStore;
@@ -23,6 +24,10 @@ import tierlab.metrics.PassMetrics;
  *                     decisions beyond lookups, whose counts show where two runs took different paths
  * @param l2Timeline   {time from the run's start (ns), L2 bytes read so far, L2 bytes written so far}, counted
  *                     as their operations complete
+ * @param wallNs       live: the wall time of the passes; sim: the wall time the simulation took
+ * @param realMatches  live: the payload checks of loads and staging copies that held; sim: 0 (the simulator's
+ *                     ledger counts what fails)
+ * @param realMismatches live: the payload checks that failed; sim: the ledger's loads of bytes not their key's
  * @param backend      the L2 storage backend (and for live runs whether L1 is mlocked)
  * @param gpuCopies    how KV moved between L1 and the GPU: "cuda: DEVICE; ...", "host buffers: WHY", or the
  *                     simulator's PCIe model
@@ -43,32 +48,40 @@ record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, 
     }
 
     /**
-     * Listens to a run's decision trace: records lookups and samples L2 bytes against the run's
-     * clock. It only observes; the decisions and their hash are the run's own.
+     * Watches a run as the executor drives it: records lookups from its decision trace and samples
+     * L2 bytes against the run's clock. It only observes; the decisions and their hash are the run's own.
      */
-    static final class Recorder implements DecisionTrace.DecisionListener {
+    static final class Recorder implements RunObserver, DecisionTrace.DecisionListener {
         /** At most one timeline point per this much time: a few hundred points per run. */
         private static final long TIMELINE_STEP_NS = 50_000_000L;
         private LongSupplier clock = () -> 0;
         private TieredStore store;
         private long laneBytes;
-        private long offsetNs;
         private boolean pointTaken;
         private long lastPointNs;
+        /** The run's clock at the end of its last pass: a live run's wall time over its passes. */
+        long passesEndNs;
         final Map<Long, Decision> lookups = new LinkedHashMap<>();
         long lookupCalls;
         final Map<String, Long> kinds = new java.util.TreeMap<>();
         final List<long[]> timeline = new ArrayList<>();
 
-        void attach(TieredStore observed, LongSupplier runClock) {
+        @Override
+        public DecisionTrace.DecisionListener decisions() {
+            return this;
+        }
+
+        @Override
+        public void started(TieredStore observed, LongSupplier runClockNs) {
             this.store = observed;
-            this.clock = runClock;
+            this.clock = runClockNs;
             this.laneBytes = observed.settings().geometry().laneBytes();
         }
 
-        /** Live passes each restart their clock at 0: later passes are shifted by the time before them. */
-        void offset(long passOffsetNs) {
-            this.offsetNs = passOffsetNs;
+        @Override
+        public void passEnded(String pass, long runClockNs) {
+            point(runClockNs);
+            passesEndNs = runClockNs;
         }
 
         @Override
@@ -81,11 +94,16 @@ record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, 
                 lookups.put(values[0], new Decision(values[0], HitClass.values()[(int) values[1]], (int) values[2], (int) values[3]));
             }
             if (store != null) {
-                long nowNs = offsetNs + clock.getAsLong();
+                long nowNs = clock.getAsLong();
                 if (!pointTaken || nowNs - lastPointNs >= TIMELINE_STEP_NS) {
                     point(nowNs);
                 }
             }
+        }
+
+        /** Lanes copied to the GPU by loads over the whole run; 0 for a run that never started. */
+        long loadedLanes() {
+            return store == null ? 0 : store.counter(StoreCounter.GPU_LOAD_BYTES) / laneBytes;
         }
 
         /**
@@ -93,7 +111,7 @@ record Observation(String mode, int repeat, List<PassMetrics> passes, Map<Long, 
          * counted when their operation completes (published promotions, committed store units, one
          * lane each), the same rule in both modes, so the chart shows when the device delivered.
          */
-        void point(long nowNs) {
+        private void point(long nowNs) {
             timeline.add(new long[] {nowNs, store.counter(StoreCounter.PROMOTIONS_PUBLISHED) * laneBytes,
                     store.counter(StoreCounter.STORE_UNITS_COMMITTED) * laneBytes});
             lastPointNs = nowNs;

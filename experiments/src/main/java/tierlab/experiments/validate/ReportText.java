@@ -32,55 +32,7 @@ final class ReportText {
                 .append(" on the fitted profile with the same seed (").append(file.seed()).append("). Relative error = (sim − live")
                 .append(" median) / live median; spread = (max − min) / median of the live runs. **Bold**: more than 10% off.\n\n");
         md.append("## Calibration\n\n```\n").append(calibration.strip()).append("\n```\n\n");
-        for (ValidationReport.WorkloadResult result : results) {
-            md.append("## ").append(result.name()).append("\n\n");
-            for (Observation live : result.live()) {
-                md.append("- live run ").append(live.repeat() + 1).append(": ").append(fmt(live.wallNs() / 1e9)).append(" s, ")
-                        .append(live.backend()).append("; GPU copies ").append(live.gpuCopies()).append("; payload checks ")
-                        .append(String.format(Locale.ROOT, "%,d", live.realMatches())).append(" matched, ").append(live.realMismatches())
-                        .append(" mismatched; ").append(String.format(Locale.ROOT, "%,d", live.loadedLanes())).append(" lanes loaded")
-                        .append(live.failure() == null ? "" : ", **failed: " + live.failure() + "**").append('\n');
-            }
-            md.append("- simulation: ").append(String.format(Locale.ROOT, "%.2f", result.sim().wallNs() / 1e9)).append(" s of wall time")
-                    .append(result.sim().failure() == null ? "" : ", **failed: " + result.sim().failure() + "**").append('\n');
-            if (result.live().stream().anyMatch(live -> live.gpuCopies().startsWith("cuda"))) {
-                md.append("- the live runs copied through CUDA: with verification, the compute stream writes each computed"
-                        + " block's payload into device memory within the step's modelled time (a live-mode check, not a model"
-                        + " term)\n\n");
-            } else {
-                md.append("- not in the model (live-mode emulation, no GPU): the D2H stream writes each computed block's payload into"
-                        + " L1 when it stages it, measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB()))
-                        .append(" ns/MiB:");
-                for (var pass : result.sim().passes()) {
-                    md.append(' ').append(pass.pass()).append(' ').append(String.format(Locale.ROOT, "%.2f s", result.fillSeconds(pass.pass())));
-                }
-                md.append("\n\n");
-            }
-            md.append("| pass | metric | live median | live min – max | spread | sim | error |\n");
-            md.append("|---|---|---:|---:|---:|---:|---:|\n");
-            for (Comparison.Row row : result.rows()) {
-                boolean off = Math.abs(row.relativeError()) > ValidationReport.DISCUSS_ABOVE;
-                String error = pct(row.relativeError());
-                md.append("| ").append(row.pass()).append(" | ").append(row.metric()).append(" (").append(row.unit()).append(") | ")
-                        .append(fmt(row.liveMedian())).append(" | ")
-                        .append(Double.isNaN(row.liveMin()) ? "–" : fmt(row.liveMin()) + " – " + fmt(row.liveMax())).append(" | ")
-                        .append(pct(row.liveSpread()).replace("+", "")).append(" | ").append(fmt(row.sim())).append(" | ")
-                        .append(off ? "**" + error + "**" : error).append(" |\n");
-            }
-            Comparison.Decisions d = result.decisions();
-            md.append("\nDecisions (each request's lookup: hit class, first block, blocks hit): ").append(d.identical()).append(" of ")
-                    .append(d.requests()).append(" identical to the first live run's, in ")
-                    .append(d.sameOrder() ? "the same order" : "a different order").append("; ").append(d.liveRepeatsAgreeing())
-                    .append(" of ").append(result.live().size()).append(" live runs identical to the simulation; lookups made: sim ")
-                    .append(d.simLookupCalls()).append(", live ").append(d.liveLookupCalls()).append(".");
-            md.append(d.firstDivergence() == null ? " No divergence in the lookups." : " First divergence: " + d.firstDivergence() + ".");
-            md.append(d.kindsThatDiffer().isEmpty() ? " Every other decision kind was made as often in both runs.\n\n"
-                    : " Decision kinds made a different number of times (sim/live): " + d.kindsThatDiffer()
-                    + ". These are decisions that timing decides: which read joins a promotion already in flight, which"
-                    + " request waits for a lease or a staging slot, when a request is parked.\n\n");
-            md.append("Charts: `ttft-scatter-").append(result.name()).append(".png`, `ttft-cdf-").append(result.name())
-                    .append(".png`, `l2-throughput-").append(result.name()).append(".png`.\n\n");
-        }
+        results.forEach(result -> workloadSection(md, result));
         md.append("## Discussion of every metric more than 10% off\n\n");
         boolean any = false;
         for (ValidationReport.WorkloadResult result : results) {
@@ -105,6 +57,57 @@ final class ReportText {
             md.append("\nEvery table above and `validation.csv` were written before any chart was drawn.\n");
         }
         return md.toString();
+    }
+
+    /** One workload: its runs, the comparison table, the decisions and its charts. */
+    private static void workloadSection(StringBuilder md, ValidationReport.WorkloadResult result) {
+        md.append("## ").append(result.name()).append("\n\n");
+        for (Observation live : result.live()) {
+            md.append("- live run ").append(live.repeat() + 1).append(": ").append(fmt(live.wallNs() / 1e9)).append(" s, ")
+                    .append(live.backend()).append("; GPU copies ").append(live.gpuCopies()).append("; payload checks ")
+                    .append(String.format(Locale.ROOT, "%,d", live.realMatches())).append(" matched, ").append(live.realMismatches())
+                    .append(" mismatched; ").append(String.format(Locale.ROOT, "%,d", live.loadedLanes())).append(" lanes loaded")
+                    .append(live.failure() == null ? "" : ", **failed: " + live.failure() + "**").append('\n');
+        }
+        md.append("- simulation: ").append(String.format(Locale.ROOT, "%.2f", result.sim().wallNs() / 1e9)).append(" s of wall time")
+                .append(result.sim().failure() == null ? "" : ", **failed: " + result.sim().failure() + "**").append('\n');
+        if (result.live().stream().anyMatch(live -> live.gpuCopies().startsWith("cuda"))) {
+            md.append("- the live runs copied through CUDA: with verification, the compute stream writes each computed"
+                    + " block's payload into device memory within the step's modelled time (a live-mode check, not a model"
+                    + " term)\n\n");
+        } else {
+            md.append("- not in the model (live-mode emulation, no GPU): the D2H stream writes each computed block's payload into"
+                    + " L1 when it stages it, measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB()))
+                    .append(" ns/MiB:");
+            for (var pass : result.sim().passes()) {
+                md.append(' ').append(pass.pass()).append(' ').append(String.format(Locale.ROOT, "%.2f s", result.fillSeconds(pass.pass())));
+            }
+            md.append("\n\n");
+        }
+        md.append("| pass | metric | live median | live min – max | spread | sim | error |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (Comparison.Row row : result.rows()) {
+            boolean off = Math.abs(row.relativeError()) > ValidationReport.DISCUSS_ABOVE;
+            String error = pct(row.relativeError());
+            md.append("| ").append(row.pass()).append(" | ").append(row.metric()).append(" (").append(row.unit()).append(") | ")
+                    .append(fmt(row.liveMedian())).append(" | ")
+                    .append(Double.isNaN(row.liveMin()) ? "–" : fmt(row.liveMin()) + " – " + fmt(row.liveMax())).append(" | ")
+                    .append(pct(row.liveSpread()).replace("+", "")).append(" | ").append(fmt(row.sim())).append(" | ")
+                    .append(off ? "**" + error + "**" : error).append(" |\n");
+        }
+        Comparison.Decisions d = result.decisions();
+        md.append("\nDecisions (each request's lookup: hit class, first block, blocks hit): ").append(d.identical()).append(" of ")
+                .append(d.requests()).append(" identical to the first live run's, in ")
+                .append(d.sameOrder() ? "the same order" : "a different order").append("; ").append(d.liveRepeatsAgreeing())
+                .append(" of ").append(result.live().size()).append(" live runs identical to the simulation; lookups made: sim ")
+                .append(d.simLookupCalls()).append(", live ").append(d.liveLookupCalls()).append(".");
+        md.append(d.firstDivergence() == null ? " No divergence in the lookups." : " First divergence: " + d.firstDivergence() + ".");
+        md.append(d.kindsThatDiffer().isEmpty() ? " Every other decision kind was made as often in both runs.\n\n"
+                : " Decision kinds made a different number of times (sim/live): " + d.kindsThatDiffer()
+                + ". These are decisions that timing decides: which read joins a promotion already in flight, which"
+                + " request waits for a lease or a staging slot, when a request is parked.\n\n");
+        md.append("Charts: `ttft-scatter-").append(result.name()).append(".png`, `ttft-cdf-").append(result.name())
+                .append(".png`, `l2-throughput-").append(result.name()).append(".png`.\n\n");
     }
 
     /** Why a metric can be off, from what the model does and does not contain; the numbers say which case this is. */

@@ -25,7 +25,7 @@ import tierlab.engine.cuda.CudaDevice;
 import tierlab.experiments.run.ChartRenderer;
 import tierlab.experiments.run.GpuCopyPath;
 import tierlab.experiments.run.RunConfig;
-import tierlab.experiments.run.RunExecutor;
+import tierlab.experiments.run.RunPasses;
 import tierlab.experiments.run.RunFacts;
 import tierlab.sim.device.DeviceProfile;
 
@@ -72,19 +72,7 @@ public final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (repeats != null && (repeats < 1 || repeats > 100)) {
-            throw new ParameterException(spec.commandLine(), "--repeats: must be from 1 to 100, was " + repeats);
-        }
-        if (gpu != null && !ValidationFile.Live.GPUS.contains(gpu)) {
-            throw new ParameterException(spec.commandLine(), "--gpu: unknown value '" + gpu + "' (known: "
-                    + String.join(", ", ValidationFile.Live.GPUS) + ")");
-        }
-        file = CallerPaths.resolve(file);
-        out = CallerPaths.resolve(out);
-        profile = CallerPaths.resolve(profile);
-        if (profile != null && !Files.isRegularFile(profile)) {
-            throw new CommandException("--profile: no such profile file: " + profile);
-        }
+        checkOptions();
         // The whole file is checked first, on the preset, so a bad field costs no calibration.
         ValidationFile checked = ValidationFile.load(file, "qwen3-8b-h100");
         Path given = profile != null ? profile : ValidationFile.profileOf(file);
@@ -101,75 +89,123 @@ public final class ValidateCommand implements Callable<Integer> {
         String command = "tierlab validate " + file.getFileName() + (profile != null ? " --profile " + profile : "")
                 + (repeats != null ? " --repeats " + repeats : "") + (gpu != null ? " --gpu " + gpu : "");
         ValidationFile.Live liveSettings = gpu == null ? checked.live() : new ValidationFile.Live(gpu, checked.live().verify());
-        WorkloadRunner.LiveGpu liveGpu = new WorkloadRunner.LiveGpu(liveSettings, new CudaProbe());
-        // A file (or --gpu) that asks for CUDA where there is none is refused before anything is measured.
-        String refusal = GpuCopyPath.refusal(liveSettings.gpu(), liveGpu.device());
-        if (refusal != null) {
-            throw new CommandException(file + ": " + refusal);
-        }
-        CudaDevice cuda = liveSettings.gpu().equals(RunConfig.GPU_HOST) ? null : liveGpu.device().get();
-        progress(stdout, "live GPU side: " + (cuda != null && cuda.available() ? "cuda: " + cuda.description()
-                + (liveSettings.verify() ? "; loads verified on the GPU side" : "; not verified (live.verify is false)")
-                : RunFacts.HOST_BUFFERS + ": " + (cuda == null ? "live.gpu is host" : cuda.description())));
+        CudaProbe probe = new CudaProbe();
+        CudaDevice cuda = liveGpuSide(liveSettings, probe, stdout);
         try (ExitCleanup.Registration cleanup = ExitCleanup.register(() -> deleteTree(scratch))) {
             Files.createDirectories(scratch);
-            String calibrationText;
-            DeviceProfile fitted;
-            if (given != null) {
-                fitted = loadProfile(given);
-                calibrationText = "Profile given: " + given + "\n\n" + fitted.toYaml("");
-            } else {
-                HostCalibration.Result calibration = HostCalibration.run(checked.calibration(), scratch,
-                        checked.workloads().values().iterator().next().config().workload().geometry(), checked.name() + "-host",
-                        cuda, liveSettings.verify(), line -> progress(stdout, line));
-                fitted = calibration.profile();
-                calibrationText = calibration.header(command) + "\n\n" + fitted.toYaml("");
-            }
-            Path profileFile = scratch.resolve(ValidationReport.PROFILE);
-            Files.writeString(profileFile, fitted.toYaml(calibrationText.lines().takeWhile(l -> !l.isBlank())
-                    .reduce("", (a, b) -> a + b + "\n")));
-            ValidationFile validation = ValidationFile.load(file, profileFile.toString());
-            int runs = repeats != null ? repeats : validation.repeats();
-            List<ValidationReport.WorkloadResult> results = new ArrayList<>();
-            RunExecutor generator = new RunExecutor(scratch);
-            for (ValidationFile.Workload workload : validation.workloads().values()) {
-                RunExecutor.Passes passes = generator.passes(workload.config());
-                List<Observation> live = new ArrayList<>();
-                for (int repeat = 0; repeat < runs; repeat++) {
-                    Observation observed = WorkloadRunner.live(workload.config(), passes, repeat, scratch, liveGpu);
-                    progress(stdout, String.format(Locale.ROOT, "%s: live run %d of %d: %.2f s%s", workload.name(), repeat + 1, runs,
-                            observed.wallNs() / 1e9, observed.failure() == null ? "" : " (failed: " + observed.failure() + ")"));
-                    live.add(observed);
-                }
-                Observation sim = WorkloadRunner.simulate(workload.config(), passes);
-                progress(stdout, workload.name() + ": simulated" + (sim.failure() == null ? "" : " (failed: " + sim.failure() + ")"));
-                var geometry = workload.config().workload().geometry();
-                // With CUDA the device holds computed KV: there is no host-side fill to account for.
-                boolean cudaCopies = live.stream().anyMatch(o -> o.gpuCopies().startsWith("cuda"));
-                double fillNsPerMiB = cudaCopies ? 0 : HostCostBench.computeFillNsPerMiB(geometry, 200);
-                results.add(new ValidationReport.WorkloadResult(workload.name(), live, sim,
-                        Comparison.rows(workload.name(), live, sim), Comparison.decisions(live, sim),
-                        geometry.blockBytes() / geometry.blockTokens(), fillNsPerMiB));
-            }
+            Calibrated calibrated = calibrate(checked, given, command, scratch, cuda, liveSettings.verify(), stdout);
+            ValidationFile validation = ValidationFile.load(file, calibrated.profileFile().toString());
+            List<ValidationReport.WorkloadResult> results = runWorkloads(validation,
+                    new ValidationRuns(scratch, liveSettings, probe), stdout);
             Observation first = results.getFirst().live().getFirst();
             String host = HostDescription.describe(scratch, first.backend(), first.gpuCopies());
-            List<String> chartFailures = new ArrayList<>();
-            String profileYaml = Files.readString(profileFile);
-            AtomicOutputDirectory.write(target, owned, folder -> {
-                // Tables, profile and report first: a chart that fails below cannot cost them.
-                ValidationReport.writeTables(folder, results);
-                Files.writeString(folder.resolve(ValidationReport.PROFILE), profileYaml);
-                ReportText.write(folder, ReportText.render(validation, command, host, calibrationText, fitted.nvme(), results, List.of()));
-                chartFailures.addAll(ValidationReport.writeCharts(folder, results, chartWriter));
-                if (!chartFailures.isEmpty()) {
-                    ReportText.write(folder, ReportText.render(validation, command, host, calibrationText, fitted.nvme(), results, chartFailures));
-                }
-            });
+            List<String> chartFailures = writeOutput(target, owned, validation, command, host, calibrated, results);
             summary(stdout, target, results, chartFailures);
             return results.stream().anyMatch(ValidationReport.WorkloadResult::failed) ? 1 : 0;
         } finally {
             deleteTree(scratch);
         }
+    }
+
+    private void checkOptions() {
+        if (repeats != null && (repeats < 1 || repeats > 100)) {
+            throw new ParameterException(spec.commandLine(), "--repeats: must be from 1 to 100, was " + repeats);
+        }
+        if (gpu != null && !ValidationFile.Live.GPUS.contains(gpu)) {
+            throw new ParameterException(spec.commandLine(), "--gpu: unknown value '" + gpu + "' (known: "
+                    + String.join(", ", ValidationFile.Live.GPUS) + ")");
+        }
+        file = CallerPaths.resolve(file);
+        out = CallerPaths.resolve(out);
+        profile = CallerPaths.resolve(profile);
+        if (profile != null && !Files.isRegularFile(profile)) {
+            throw new CommandException("--profile: no such profile file: " + profile);
+        }
+    }
+
+    /**
+     * The live runs' CUDA device (null for live.gpu: host, which never probes), said in one progress
+     * line; a file (or --gpu) that asks for CUDA where there is none is refused before anything is measured.
+     */
+    private CudaDevice liveGpuSide(ValidationFile.Live liveSettings, CudaProbe probe, PrintWriter stdout) {
+        String refusal = GpuCopyPath.refusal(liveSettings.gpu(), probe);
+        if (refusal != null) {
+            throw new CommandException(file + ": " + refusal);
+        }
+        CudaDevice cuda = liveSettings.gpu().equals(RunConfig.GPU_HOST) ? null : probe.get();
+        progress(stdout, "live GPU side: " + (cuda != null && cuda.available() ? "cuda: " + cuda.description()
+                + (liveSettings.verify() ? "; loads verified on the GPU side" : "; not verified (live.verify is false)")
+                : RunFacts.HOST_BUFFERS + ": " + (cuda == null ? "live.gpu is host" : cuda.description())));
+        return cuda;
+    }
+
+    /** The profile the simulation runs on, its file in the scratch folder, and the report's calibration text. */
+    private record Calibrated(DeviceProfile profile, Path profileFile, String text) {}
+
+    private Calibrated calibrate(ValidationFile checked, Path given, String command, Path scratch, CudaDevice cuda, boolean verify,
+                                 PrintWriter stdout) throws IOException {
+        String calibrationText;
+        DeviceProfile fitted;
+        if (given != null) {
+            fitted = loadProfile(given);
+            calibrationText = "Profile given: " + given + "\n\n" + fitted.toYaml("");
+        } else {
+            HostCalibration.Result calibration = HostCalibration.run(checked.calibration(), scratch,
+                    checked.workloads().values().iterator().next().config().workload().geometry(), checked.name() + "-host",
+                    cuda, verify, line -> progress(stdout, line));
+            fitted = calibration.profile();
+            calibrationText = calibration.header(command) + "\n\n" + fitted.toYaml("");
+        }
+        Path profileFile = scratch.resolve(ValidationReport.PROFILE);
+        Files.writeString(profileFile, fitted.toYaml(calibrationText.lines().takeWhile(l -> !l.isBlank())
+                .reduce("", (a, b) -> a + b + "\n")));
+        return new Calibrated(fitted, profileFile, calibrationText);
+    }
+
+    /** Every workload live {@code repeats} times, then simulated, and the comparison of the two. */
+    private List<ValidationReport.WorkloadResult> runWorkloads(ValidationFile validation, ValidationRuns runs, PrintWriter stdout) {
+        int count = repeats != null ? repeats : validation.repeats();
+        List<ValidationReport.WorkloadResult> results = new ArrayList<>();
+        for (ValidationFile.Workload workload : validation.workloads().values()) {
+            RunPasses passes = runs.passes(workload.config());
+            List<Observation> live = new ArrayList<>();
+            for (int repeat = 0; repeat < count; repeat++) {
+                Observation observed = runs.live(workload.config(), passes, repeat);
+                progress(stdout, String.format(Locale.ROOT, "%s: live run %d of %d: %.2f s%s", workload.name(), repeat + 1, count,
+                        observed.wallNs() / 1e9, observed.failure() == null ? "" : " (failed: " + observed.failure() + ")"));
+                live.add(observed);
+            }
+            Observation sim = runs.simulate(workload.config(), passes);
+            progress(stdout, workload.name() + ": simulated" + (sim.failure() == null ? "" : " (failed: " + sim.failure() + ")"));
+            var geometry = workload.config().workload().geometry();
+            // With CUDA the device holds computed KV: there is no host-side fill to account for.
+            boolean cudaCopies = live.stream().anyMatch(o -> o.gpuCopies().startsWith("cuda"));
+            double fillNsPerMiB = cudaCopies ? 0 : HostCostBench.computeFillNsPerMiB(geometry, 200);
+            results.add(new ValidationReport.WorkloadResult(workload.name(), live, sim,
+                    Comparison.rows(workload.name(), live, sim), Comparison.decisions(live, sim),
+                    geometry.blockBytes() / geometry.blockTokens(), fillNsPerMiB));
+        }
+        return results;
+    }
+
+    /** Writes the output folder whole; returns the charts that failed (the tables, profile and report are written regardless). */
+    private static List<String> writeOutput(Path target, Set<String> owned, ValidationFile validation, String command, String host,
+                                            Calibrated calibrated, List<ValidationReport.WorkloadResult> results) throws IOException {
+        List<String> chartFailures = new ArrayList<>();
+        String profileYaml = Files.readString(calibrated.profileFile());
+        AtomicOutputDirectory.write(target, owned, folder -> {
+            // Tables, profile and report first: a chart that fails below cannot cost them.
+            ValidationReport.writeTables(folder, results);
+            Files.writeString(folder.resolve(ValidationReport.PROFILE), profileYaml);
+            ReportText.write(folder, ReportText.render(validation, command, host, calibrated.text(), calibrated.profile().nvme(),
+                    results, List.of()));
+            chartFailures.addAll(ValidationReport.writeCharts(folder, results, chartWriter));
+            if (!chartFailures.isEmpty()) {
+                ReportText.write(folder, ReportText.render(validation, command, host, calibrated.text(), calibrated.profile().nvme(),
+                        results, chartFailures));
+            }
+        });
+        return chartFailures;
     }
 
     /** The CUDA device, probed once on first use (a file with live.gpu: host never probes). */

@@ -1,24 +1,18 @@
 package tierlab.experiments.validate;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import tierlab.experiments.CommandException;
+import tierlab.experiments.run.ExperimentFile;
 import tierlab.experiments.run.ExperimentLoader;
+import tierlab.experiments.run.ExperimentParsing;
 import tierlab.experiments.run.RunConfig;
 
 /**
@@ -45,8 +39,12 @@ import tierlab.experiments.run.RunConfig;
  *   gpu: auto                # auto | cuda | host
  *   verify: true             # with CUDA: every load checked on the GPU side
  * workloads:
- *   e1-like: {workload: {...}, store: {...}, scheduler: {...}}
+ *   e1-like: {workload: {...}, store: {...}, scheduler: {...}, sameInstantArrivalsTogether: true}
  * </pre>
+ *
+ * <p>It is read as an experiment file is ({@link ExperimentParsing}): bound to {@link Spec} by the
+ * same strict mapper, so an unknown field, a duplicate or a value of the wrong type is one line
+ * naming the file, the line and the field; the ranges are checked after.
  */
 public record ValidationFile(Path file, String name, String description, int repeats, long seed, String profile,
                              Calibration calibration, Live live, Map<String, Workload> workloads) {
@@ -62,7 +60,6 @@ public record ValidationFile(Path file, String name, String description, int rep
         public static final List<String> GPUS = List.of(RunConfig.GPU_AUTO, RunConfig.GPU_CUDA, RunConfig.GPU_HOST);
     }
 
-    /** The host calibration's grid and budget. */
     /**
      * The host calibration's grid and budget, and the sustained measurement: {@code sustainedMs} of
      * sequential writes, then of reads (0: none), at {@code sustainedBlockKiB} (0: the largest sweep
@@ -87,14 +84,27 @@ public record ValidationFile(Path file, String name, String description, int rep
     /** One workload: its name and its run configuration (resolved as a hybrid run: real L1/L2 limits, closed loops allowed). */
     public record Workload(String name, RunConfig config) {}
 
+    /**
+     * The file as written; every field optional unless {@link #load} says otherwise.
+     *
+     * @param workloads by name, in the file's order
+     */
+    public record Spec(String name, String description, Integer repeats, Long seed, String profile,
+                       CalibrationSection calibration, ExperimentFile.LiveSection live, Map<String, WorkloadEntry> workloads) {}
+
+    /** {@code calibration} as written; {@link Calibration#DEFAULTS} fills what it leaves out. */
+    public record CalibrationSection(List<Integer> blockSizesKiB, List<Integer> queueDepths, Integer pointMs, Integer fileMiB,
+                                     Integer hostCostMs, Integer sustainedMs, Integer sustainedMiB, Integer sustainedBlockKiB) {}
+
+    /**
+     * One workload: an experiment file's run fields, not its sweep, output or mode (validate runs
+     * each one live and in the simulator). {@code sameInstantArrivalsTogether} is the simulator's
+     * setting of that name (the live loop always hands arrivals over together).
+     */
+    public record WorkloadEntry(String description, ExperimentFile.WorkloadSection workload, ExperimentFile.StoreSection store,
+                                  ExperimentFile.SchedulerSection scheduler, Boolean sameInstantArrivalsTogether) {}
+
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
-    private static final List<String> TOP_FIELDS = List.of("name", "description", "repeats", "seed", "profile", "calibration",
-            "live", "workloads");
-    private static final List<String> LIVE_FIELDS = List.of("gpu", "verify");
-    private static final List<String> CALIBRATION_FIELDS = List.of("blockSizesKiB", "queueDepths", "pointMs", "fileMiB",
-            "hostCostMs", "sustainedMs", "sustainedMiB", "sustainedBlockKiB");
-    /** What a workload may say: the experiment file's run fields, not its sweep, output or mode. */
-    private static final List<String> WORKLOAD_FIELDS = List.of("workload", "store", "scheduler", "description");
 
     /**
      * Reads and checks the whole file; {@code device} is the device profile every workload's
@@ -102,77 +112,43 @@ public record ValidationFile(Path file, String name, String description, int rep
      * file). A bad field is one line naming it.
      */
     public static ValidationFile load(Path file, String device) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new CommandException(file + ": cannot read the validation file (" + CommandException.describe(e) + ")", e);
-        }
-        JsonNode tree = tree(file, text);
-        if (!(tree instanceof ObjectNode root)) {
-            throw new CommandException(file + ": a validation file is a mapping of fields (" + String.join(", ", TOP_FIELDS) + ")");
-        }
-        onlyKnown(file, "", root, TOP_FIELDS);
-        String name = text(file, root, "name", defaultName(file));
+        String text = read(file);
+        Spec spec = bind(file, text);
+        String name = spec.name() != null ? spec.name() : defaultName(file);
         if (!NAME.matcher(name).matches()) {
             throw new CommandException(file + ": name: '" + name + "' must be 1-64 lower-case letters, digits and dashes");
         }
-        int repeats = (int) number(file, root, "repeats", 3, 1, 100);
-        long seed = number(file, root, "seed", 42, 0, Long.MAX_VALUE);
-        String profile = root.has("profile") ? text(file, root, "profile", null) : null;
-        Calibration calibration = calibration(file, root.get("calibration"));
-        Live live = live(file, root.get("live"));
-        JsonNode workloadsNode = root.get("workloads");
-        if (!(workloadsNode instanceof ObjectNode workloads) || workloads.isEmpty()) {
+        int repeats = (int) range(file, "repeats", spec.repeats(), 3, 1, 100);
+        long seed = range(file, "seed", spec.seed(), 42, 0, Long.MAX_VALUE);
+        if (spec.profile() != null && spec.profile().isBlank()) {
+            throw new CommandException(file + ": profile: must be a non-empty text");
+        }
+        if (spec.workloads() == null || spec.workloads().isEmpty()) {
             throw new CommandException(file + ": workloads: give at least one workload, as a mapping NAME: {workload, store, scheduler}");
         }
         Map<String, Workload> resolved = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = workloads.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> entry = it.next();
-            String where = "workloads." + entry.getKey();
-            if (!NAME.matcher(entry.getKey()).matches()) {
-                throw new CommandException(file + ": " + where + ": a workload name is 1-64 lower-case letters, digits and dashes");
-            }
-            if (!(entry.getValue() instanceof ObjectNode section)) {
-                throw new CommandException(file + ": " + where + ": a workload is a mapping (workload, store, scheduler)");
-            }
-            onlyKnown(file, where + ".", section, WORKLOAD_FIELDS);
-            ObjectNode run = section.deepCopy();
-            run.remove("description");
-            // Hybrid is the mode whose checks fit: a real L1 and L2 (their size limits), and a closed-loop client.
-            run.set("mode", TextNode.valueOf("hybrid"));
-            run.set("device", TextNode.valueOf(device));
-            RunConfig config = ExperimentLoader.resolveSection(file, text, where, run, seed);
-            if (!config.baseline().equals(RunConfig.TIERED)) {
-                throw new CommandException(file + ": " + where + ".store.baseline: validate compares the tiered store only");
-            }
-            resolved.put(entry.getKey(), new Workload(entry.getKey(), config));
-        }
-        return new ValidationFile(file, name, root.has("description") ? root.get("description").asText() : "", repeats, seed,
-                profile, calibration, live, java.util.Collections.unmodifiableMap(resolved));
+        spec.workloads().forEach((workload, section) -> resolved.put(workload,
+                new Workload(workload, resolve(file, text, workload, section, device, seed))));
+        return new ValidationFile(file, name, spec.description() == null ? "" : spec.description(), repeats, seed,
+                spec.profile(), calibration(file, spec.calibration()), live(file, spec.live()),
+                java.util.Collections.unmodifiableMap(resolved));
     }
 
     /** The file's {@code profile}, resolved against its folder; null when the host is to be calibrated. */
     public static Path profileOf(Path file) {
-        JsonNode tree = tree(file, readQuietly(file));
-        if (tree instanceof ObjectNode root && root.has("profile")) {
-            Path profile = file.toAbsolutePath().normalize().getParent().resolve(text(file, root, "profile", null)).normalize();
-            if (!Files.isRegularFile(profile)) {
-                throw new CommandException(file + ": profile: no such profile file: " + profile
-                        + " (paths are relative to the validation file's folder)");
-            }
-            return profile;
+        Spec spec = bind(file, read(file));
+        if (spec.profile() == null) {
+            return null;
         }
-        return null;
+        Path profile = file.toAbsolutePath().normalize().getParent().resolve(spec.profile()).normalize();
+        if (!Files.isRegularFile(profile)) {
+            throw new CommandException(file + ": profile: no such profile file: " + profile
+                    + " (paths are relative to the validation file's folder)");
+        }
+        return profile;
     }
 
-    /** The file's calibration settings (checked), without resolving the workloads. */
-    public static Calibration calibrationOf(Path file) {
-        JsonNode tree = tree(file, readQuietly(file));
-        return tree instanceof ObjectNode root ? calibration(file, root.get("calibration")) : Calibration.DEFAULTS;
-    }
-
-    private static String readQuietly(Path file) {
+    private static String read(Path file) {
         try {
             return Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -180,132 +156,90 @@ public record ValidationFile(Path file, String name, String description, int rep
         }
     }
 
-    private static JsonNode tree(Path file, String text) {
-        String lower = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
-        ObjectMapper mapper = lower.endsWith(".json") ? new ObjectMapper() : new ObjectMapper(new YAMLFactory());
-        mapper.enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
-        try {
-            return mapper.readTree(text);
-        } catch (JsonProcessingException e) {
-            var location = e.getLocation();
-            throw new CommandException(file + (location == null ? "" : ":" + location.getLineNr()) + ": "
-                    + CommandException.oneLine(e.getOriginalMessage()), e);
+    private static Spec bind(Path file, String text) {
+        ObjectMapper mapper = ExperimentParsing.mapperFor(file);
+        Spec spec = ExperimentParsing.bind(file, text, null, () -> mapper.readValue(text, Spec.class));
+        if (spec == null) {
+            throw new CommandException(file + ": the validation file is empty");
         }
+        return spec;
     }
 
-    /** A mapping section of the file with only {@code fields} in it, or null when it is absent. */
-    private static ObjectNode section(Path file, JsonNode node, String name, List<String> fields) {
-        if (node == null || node.isNull()) {
-            return null;
+    /** One workload as a run: hybrid is the mode whose checks fit (a real L1 and L2, their size limits). */
+    private static RunConfig resolve(Path file, String text, String workload, WorkloadEntry section, String device, long seed) {
+        String where = "workloads." + workload;
+        if (!NAME.matcher(workload).matches()) {
+            throw new CommandException(file + ": " + where + ": a workload name is 1-64 lower-case letters, digits and dashes");
         }
-        if (!(node instanceof ObjectNode section)) {
-            throw new CommandException(file + ": " + name + ": a mapping of " + String.join(", ", fields));
-        }
-        onlyKnown(file, name + ".", section, fields);
-        return section;
-    }
-
-    private static Calibration calibration(Path file, JsonNode node) {
-        ObjectNode section = section(file, node, "calibration", CALIBRATION_FIELDS);
         if (section == null) {
-            return Calibration.DEFAULTS;
+            throw new CommandException(file + ": " + where + ": a workload is a mapping (workload, store, scheduler)");
         }
+        ExperimentFile run = ExperimentFile.ofRun("hybrid", device, section.workload(), section.store(), section.scheduler(),
+                section.sameInstantArrivalsTogether());
+        RunConfig config = ExperimentLoader.resolveSection(file, text, where, run, seed);
+        if (!config.baseline().equals(RunConfig.TIERED)) {
+            throw new CommandException(file + ": " + where + ".store.baseline: validate compares the tiered store only");
+        }
+        return config;
+    }
+
+    private static Calibration calibration(Path file, CalibrationSection section) {
         Calibration d = Calibration.DEFAULTS;
-        List<Integer> sizes = ints(file, section, "blockSizesKiB", d.blockSizesKiB(), 4, 64 * 1024);
+        if (section == null) {
+            return d;
+        }
+        List<Integer> sizes = ints(file, "blockSizesKiB", section.blockSizesKiB(), d.blockSizesKiB(), 4, 64 * 1024);
         for (int size : sizes) {
             if (size % 4 != 0) {
                 // The sweep runs O_DIRECT: every transfer is whole 4 KiB pages.
                 throw new CommandException(file + ": calibration.blockSizesKiB: " + size + " is not a multiple of 4");
             }
         }
-        int sustainedMiB = (int) number(file, section, "sustainedMiB", d.sustainedMiB(), 16, 64 * 1024);
-        int sustainedBlockKiB = (int) number(file, section, "sustainedBlockKiB", d.sustainedBlockKiB(), 0, 64 * 1024);
+        int sustainedMiB = (int) range(file, "calibration.sustainedMiB", section.sustainedMiB(), d.sustainedMiB(), 16, 64 * 1024);
+        int sustainedBlockKiB = (int) range(file, "calibration.sustainedBlockKiB", section.sustainedBlockKiB(), d.sustainedBlockKiB(),
+                0, 64 * 1024);
         if (sustainedBlockKiB % 4 != 0 || (long) sustainedBlockKiB > (long) sustainedMiB << 10) {
             throw new CommandException(file + ": calibration.sustainedBlockKiB: must be a multiple of 4 (0: the largest of"
                     + " blockSizesKiB) no larger than sustainedMiB, was " + sustainedBlockKiB);
         }
         return new Calibration(sizes,
-                ints(file, section, "queueDepths", d.queueDepths(), 1, 256),
-                (int) number(file, section, "pointMs", d.pointMs(), 10, 10_000),
-                (int) number(file, section, "fileMiB", d.fileMiB(), 16, 16 * 1024),
-                (int) number(file, section, "hostCostMs", d.hostCostMs(), 100, 60_000),
-                (int) number(file, section, "sustainedMs", d.sustainedMs(), 0, 60_000),
+                ints(file, "queueDepths", section.queueDepths(), d.queueDepths(), 1, 256),
+                (int) range(file, "calibration.pointMs", section.pointMs(), d.pointMs(), 10, 10_000),
+                (int) range(file, "calibration.fileMiB", section.fileMiB(), d.fileMiB(), 16, 16 * 1024),
+                (int) range(file, "calibration.hostCostMs", section.hostCostMs(), d.hostCostMs(), 100, 60_000),
+                (int) range(file, "calibration.sustainedMs", section.sustainedMs(), d.sustainedMs(), 0, 60_000),
                 sustainedMiB, sustainedBlockKiB);
     }
 
-    private static Live live(Path file, JsonNode node) {
-        ObjectNode section = section(file, node, "live", LIVE_FIELDS);
+    private static Live live(Path file, ExperimentFile.LiveSection section) {
         if (section == null) {
             return Live.DEFAULTS;
         }
-        String gpu = Live.DEFAULTS.gpu();
-        JsonNode gpuNode = section.get("gpu");
-        if (gpuNode != null && !gpuNode.isNull()) {
-            if (!gpuNode.isTextual() || !Live.GPUS.contains(gpuNode.asText())) {
-                throw new CommandException(file + ": live.gpu: unknown value " + gpuNode + " (known: " + String.join(", ", Live.GPUS) + ")");
-            }
-            gpu = gpuNode.asText();
+        String gpu = section.gpu() == null ? Live.DEFAULTS.gpu() : section.gpu();
+        if (!Live.GPUS.contains(gpu)) {
+            throw new CommandException(file + ": live.gpu: unknown value '" + gpu + "' (known: " + String.join(", ", Live.GPUS) + ")");
         }
-        boolean verify = Live.DEFAULTS.verify();
-        JsonNode verifyNode = section.get("verify");
-        if (verifyNode != null && !verifyNode.isNull()) {
-            if (!verifyNode.isBoolean()) {
-                throw new CommandException(file + ": live.verify: must be true or false, was " + verifyNode);
-            }
-            verify = verifyNode.asBoolean();
-        }
-        return new Live(gpu, verify);
+        return new Live(gpu, section.verify() == null ? Live.DEFAULTS.verify() : section.verify());
     }
 
-    private static void onlyKnown(Path file, String prefix, ObjectNode node, List<String> known) {
-        for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
-            String field = names.next();
-            if (!known.contains(field)) {
-                throw new CommandException(file + ": " + prefix + field + ": unknown field (known: " + String.join(", ", known) + ")");
-            }
-        }
-    }
-
-    private static String text(Path file, ObjectNode node, String field, String fallback) {
-        JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
+    /** {@code value}, or {@code fallback} when absent; outside {@code min}..{@code max} it is one line naming the field. */
+    private static long range(Path file, String field, Number value, long fallback, long min, long max) {
+        if (value == null) {
             return fallback;
         }
-        if (!value.isTextual() || value.asText().isBlank()) {
-            throw new CommandException(file + ": " + field + ": must be a non-empty text, was " + value);
-        }
-        return value.asText();
-    }
-
-    private static long number(Path file, ObjectNode node, String field, long fallback, long min, long max) {
-        JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
-            return fallback;
-        }
-        if (!value.isIntegralNumber() || value.asLong() < min || value.asLong() > max) {
+        if (value.longValue() < min || value.longValue() > max) {
             throw new CommandException(file + ": " + field + ": must be a whole number from " + min + " to " + max + ", was " + value);
         }
-        return value.asLong();
+        return value.longValue();
     }
 
-    private static List<Integer> ints(Path file, ObjectNode node, String field, List<Integer> fallback, int min, int max) {
-        JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
+    private static List<Integer> ints(Path file, String field, List<Integer> values, List<Integer> fallback, int min, int max) {
+        if (values == null) {
             return fallback;
         }
-        List<Integer> values = new ArrayList<>();
-        if (value.isArray()) {
-            for (JsonNode item : value) {
-                if (!item.isIntegralNumber() || item.asLong() < min || item.asLong() > max) {
-                    values = null;
-                    break;
-                }
-                values.add(item.asInt());
-            }
-        }
-        if (values == null || values.isEmpty()) {
+        if (values.isEmpty() || values.stream().anyMatch(v -> v == null || v < min || v > max)) {
             throw new CommandException(file + ": calibration." + field + ": a list of whole numbers from " + min + " to " + max
-                    + ", was " + value);
+                    + ", was " + values);
         }
         return List.copyOf(values);
     }

@@ -22,7 +22,7 @@ import tierlab.engine.cuda.CudaDevice;
 import tierlab.engine.cuda.FakeCuda;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.cli.Main;
-import tierlab.experiments.run.RunExecutor;
+import tierlab.experiments.run.RunPasses;
 import tierlab.hunt.testkit.CommandRun;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.request.RequestSpec;
@@ -98,7 +98,7 @@ class ValidateGpuSideTest {
                 {"calibration: {sustainedMs: -1}", "sustainedMs: must be a whole number from 0 to 60000"},
                 {"calibration: {sustainedBlockKiB: 6}", "calibration.sustainedBlockKiB: must be a multiple of 4"},
                 {"calibration: {sustainedMiB: 16, sustainedBlockKiB: 32768}", "no larger than sustainedMiB"},
-                {"calibration: {sustainedSeconds: 3}", "calibration.sustainedSeconds: unknown field"}});
+                {"calibration: {sustainedSeconds: 3}", "line 2: unknown field 'calibration.sustainedSeconds' (known in calibration:"}});
     }
 
     /** Each {line, expected words}: a file with that line is refused in one line naming the file and the words. */
@@ -130,10 +130,10 @@ class ValidateGpuSideTest {
     @Test
     void aBadLiveFieldIsOneLineNamingIt() throws IOException {
         assertEachIsOneLineNamingIt(new String[][] {
-                {"live: {gpu: gpu0}", "live.gpu: unknown value \"gpu0\" (known: auto, cuda, host)"},
-                {"live: {verify: yes please}", "live.verify: must be true or false"},
-                {"live: {gpus: cuda}", "live.gpus: unknown field (known: gpu, verify)"},
-                {"live: cuda", "live: a mapping of gpu, verify"}});
+                {"live: {gpu: gpu0}", "live.gpu: unknown value 'gpu0' (known: auto, cuda, host)"},
+                {"live: {verify: yes please}", "line 2: live.verify: wrong type: expected true or false"},
+                {"live: {gpus: cuda}", "line 2: unknown field 'live.gpus' (known in live: gpu, verify)"},
+                {"live: cuda", "line 2: live: wrong type: expected a mapping of fields"}});
     }
 
     @Test
@@ -195,14 +195,15 @@ class ValidateGpuSideTest {
         ValidationFile validation = ValidationFile.load(file, "qwen3-8b-h100");
         var config = validation.workloads().get("prefill").config();
         Path scratch = file.resolveSibling("scratch");
-        RunExecutor.Passes two = new RunExecutor(scratch).passes(config);
+        ValidationRuns runs = ValidationRuns.hostBuffers(scratch);
+        RunPasses two = runs.passes(config);
         List<RequestSpec> again = new ArrayList<>();
         for (RequestSpec r : two.requests().get(1)) {
             again.add(new RequestSpec(r.requestId() + 1_000, r.arrivalNs(), r.promptTokens(), r.outputTokens(), r.chain()));
         }
-        RunExecutor.Passes three = new RunExecutor.Passes(List.of("cold", "warm", "warm-again"),
+        RunPasses three = new RunPasses(List.of("cold", "warm", "warm-again"),
                 List.of(two.requests().get(0), two.requests().get(1), again), two.warmGapNs(), two.clientConcurrency());
-        Observation live = WorkloadRunner.live(config, three, 0, scratch, WorkloadRunner.LiveGpu.hostBuffers());
+        Observation live = runs.live(config, three, 0);
         assertNull(live.failure(), live.failure());
         assertEquals(3, live.passes().size());
         assertTrue(live.loadedLanes() > 0, "the warm passes load from the store");

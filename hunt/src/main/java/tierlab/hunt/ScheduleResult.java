@@ -9,7 +9,7 @@ package tierlab.hunt;
  *                         the index at the looked-up slots (the R1 family of interleavings)
  * @param enginePreemptions engine level: recompute preemptions, the scheduler's own and the schedule's
  */
-public record RunResult(Violation violation, long traceHash, int stepsApplied, int drainSteps, long loadsVerified,
+public record ScheduleResult(Violation violation, long traceHash, int stepsApplied, int drainSteps, long loadsVerified,
                         int outdatedAcquires, long enginePreemptions) {
     public boolean passed() {
         return violation == null;

@@ -1,0 +1,69 @@
+package tierlab.experiments.run;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import tierlab.model.request.RequestSpec;
+import tierlab.model.util.SeedTree;
+import tierlab.workload.LongPrefillPasses;
+import tierlab.workload.MooncakeTrace;
+import tierlab.workload.MooncakeTraceReader;
+import tierlab.workload.MooncakeWorkload;
+import tierlab.workload.RequestTrace;
+import tierlab.workload.SyntheticWorkload;
+import tierlab.workload.TraceException;
+import tierlab.workload.TraceWorkload;
+
+/** Generates each run's passes from its workload plan and seed; every trace file is read once per generator. */
+final class PassGenerator {
+
+    private final Map<Path, MooncakeTrace> traces = new ConcurrentHashMap<>();
+    /** Traces of the other formats by file, format and synthesis settings: read once per experiment. */
+    private final Map<String, RequestTrace> otherTraces = new ConcurrentHashMap<>();
+
+    RunPasses passes(RunConfig config) {
+        SeedTree seeds = new SeedTree(config.seed());
+        return switch (config.workload()) {
+            case WorkloadPlan.LongPrefill plan -> {
+                LongPrefillPasses passes = new LongPrefillPasses(plan.settings(), plan.geometry(), new SeedTree(seeds.seedOf("workload")));
+                List<List<RequestSpec>> requests = new ArrayList<>();
+                requests.add(passes.coldPass());
+                if (plan.warmPass()) {
+                    // Placeholder arrival times: the warm pass is re-timed to start after the cold one ends.
+                    requests.add(passes.warmPass(0));
+                }
+                yield new RunPasses(plan.passes(), requests, plan.warmGapNs(), plan.clientConcurrency());
+            }
+            case WorkloadPlan.Mooncake plan -> {
+                MooncakeTrace trace = traces.computeIfAbsent(plan.trace(), MooncakeTraceReader::read);
+                yield new RunPasses(plan.passes(), List.of(MooncakeWorkload.requests(trace, plan.geometry(), plan.options())), 0, 0);
+            }
+            case WorkloadPlan.Trace plan -> {
+                RequestTrace trace = otherTraces.computeIfAbsent(plan.trace() + " " + plan.format() + " " + plan.synthesis(),
+                        key -> plan.read());
+                List<RequestSpec> requests = withTraceField(() -> TraceWorkload.requests(trace, plan.geometry(), plan.options()));
+                yield new RunPasses(plan.passes(), List.of(requests), 0, 0);
+            }
+            case WorkloadPlan.Synthetic plan -> new RunPasses(plan.passes(),
+                    List.of(SyntheticWorkload.generate(plan.settings(), plan.geometry(), new SeedTree(seeds.seedOf("workload")))), 0, 0);
+        };
+    }
+
+    /**
+     * A trace whose blocks the model's block size cannot be cut from fails naming the field; a
+     * {@link TraceException} (a bad line) passes as it is.
+     */
+    private static List<RequestSpec> withTraceField(Supplier<List<RequestSpec>> requests) {
+        try {
+            return requests.get();
+        } catch (TraceException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage().startsWith("blockTokens") ? "workload." + e.getMessage()
+                    : e.getMessage(), e);
+        }
+    }
+}
