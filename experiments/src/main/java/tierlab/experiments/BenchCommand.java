@@ -11,8 +11,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tierlab.bench.EngineVsFio;
 import tierlab.bench.EngineVsFioOptions;
-import tierlab.bench.calibration.PcieBench;
-import tierlab.bench.calibration.PcieSweep;
+import tierlab.experiments.calibration.PcieBench;
+import tierlab.experiments.calibration.PcieSweep;
 
 /**
  * {@code tierlab bench}: benchmarks that print a ratio against a reference run beside them. The JMH

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import tierlab.experiments.CommandException;
+import tierlab.experiments.calibration.HostCalibrationSettings;
 import tierlab.experiments.run.ExperimentLoader;
 import tierlab.experiments.run.RunConfig;
 
@@ -49,7 +50,7 @@ import tierlab.experiments.run.RunConfig;
  * </pre>
  */
 public record ValidationFile(Path file, String name, String description, int repeats, long seed, String profile,
-                             Calibration calibration, Live live, Map<String, Workload> workloads) {
+                             HostCalibrationSettings calibration, Live live, Map<String, Workload> workloads) {
 
     /**
      * The live runs' GPU side, as {@code live} in an experiment file means it: {@code gpu} is
@@ -60,28 +61,6 @@ public record ValidationFile(Path file, String name, String description, int rep
         static final Live DEFAULTS = new Live(RunConfig.GPU_AUTO, true);
         /** The values of {@code gpu}, in the order the error line lists them. */
         public static final List<String> GPUS = List.of(RunConfig.GPU_AUTO, RunConfig.GPU_CUDA, RunConfig.GPU_HOST);
-    }
-
-    /** The host calibration's grid and budget. */
-    /**
-     * The host calibration's grid and budget, and the sustained measurement: {@code sustainedMs} of
-     * sequential writes, then of reads (0: none), at {@code sustainedBlockKiB} (0: the largest sweep
-     * size) and the deepest sweep depth, on a {@code sustainedMiB} file.
-     */
-    public record Calibration(List<Integer> blockSizesKiB, List<Integer> queueDepths, int pointMs, int fileMiB, int hostCostMs,
-                              int sustainedMs, int sustainedMiB, int sustainedBlockKiB) {
-        static final Calibration DEFAULTS = new Calibration(List.of(256, 1024, 2304), List.of(1, 4, 16), 200, 1024, 1500,
-                3000, 4096, 0);
-
-        /** Bytes per operation of the sustained measurement. */
-        public int sustainedBlockBytes() {
-            return (sustainedBlockKiB > 0 ? sustainedBlockKiB : blockSizesKiB.stream().mapToInt(Integer::intValue).max().orElseThrow()) << 10;
-        }
-
-        /** Queue depth of the sustained measurement: the sweep's deepest. */
-        public int sustainedQueueDepth() {
-            return queueDepths.stream().mapToInt(Integer::intValue).max().orElseThrow();
-        }
     }
 
     /** One workload: its name and its run configuration (resolved as a hybrid run: real L1/L2 limits, closed loops allowed). */
@@ -120,7 +99,7 @@ public record ValidationFile(Path file, String name, String description, int rep
         int repeats = (int) number(file, root, "repeats", 3, 1, 100);
         long seed = number(file, root, "seed", 42, 0, Long.MAX_VALUE);
         String profile = root.has("profile") ? text(file, root, "profile", null) : null;
-        Calibration calibration = calibration(file, root.get("calibration"));
+        HostCalibrationSettings calibration = calibration(file, root.get("calibration"));
         Live live = live(file, root.get("live"));
         JsonNode workloadsNode = root.get("workloads");
         if (!(workloadsNode instanceof ObjectNode workloads) || workloads.isEmpty()) {
@@ -167,9 +146,9 @@ public record ValidationFile(Path file, String name, String description, int rep
     }
 
     /** The file's calibration settings (checked), without resolving the workloads. */
-    public static Calibration calibrationOf(Path file) {
+    public static HostCalibrationSettings calibrationOf(Path file) {
         JsonNode tree = tree(file, readQuietly(file));
-        return tree instanceof ObjectNode root ? calibration(file, root.get("calibration")) : Calibration.DEFAULTS;
+        return tree instanceof ObjectNode root ? calibration(file, root.get("calibration")) : HostCalibrationSettings.DEFAULTS;
     }
 
     private static String readQuietly(Path file) {
@@ -205,12 +184,12 @@ public record ValidationFile(Path file, String name, String description, int rep
         return section;
     }
 
-    private static Calibration calibration(Path file, JsonNode node) {
+    private static HostCalibrationSettings calibration(Path file, JsonNode node) {
         ObjectNode section = section(file, node, "calibration", CALIBRATION_FIELDS);
         if (section == null) {
-            return Calibration.DEFAULTS;
+            return HostCalibrationSettings.DEFAULTS;
         }
-        Calibration d = Calibration.DEFAULTS;
+        HostCalibrationSettings d = HostCalibrationSettings.DEFAULTS;
         List<Integer> sizes = ints(file, section, "blockSizesKiB", d.blockSizesKiB(), 4, 64 * 1024);
         for (int size : sizes) {
             if (size % 4 != 0) {
@@ -224,7 +203,7 @@ public record ValidationFile(Path file, String name, String description, int rep
             throw new CommandException(file + ": calibration.sustainedBlockKiB: must be a multiple of 4 (0: the largest of"
                     + " blockSizesKiB) no larger than sustainedMiB, was " + sustainedBlockKiB);
         }
-        return new Calibration(sizes,
+        return new HostCalibrationSettings(sizes,
                 ints(file, section, "queueDepths", d.queueDepths(), 1, 256),
                 (int) number(file, section, "pointMs", d.pointMs(), 10, 10_000),
                 (int) number(file, section, "fileMiB", d.fileMiB(), 16, 16 * 1024),
