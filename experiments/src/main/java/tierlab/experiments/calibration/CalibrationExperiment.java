@@ -139,7 +139,8 @@ public final class CalibrationExperiment {
         }
     }
 
-    private static CalibrationSummary run(Options options, PrintStream out) throws IOException {
+    /** Refits the runs named by {@code --from-runs}, or measures; the console lines go to {@code out}. */
+    static CalibrationSummary run(Options options, PrintStream out) throws IOException {
         CalibrationSettings settings = options.settings();
         if (options.fromRuns() != null) {
             List<MeasuredPoint> runs = CalibrationRuns.read(options.fromRuns());
