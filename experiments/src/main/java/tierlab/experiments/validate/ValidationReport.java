@@ -228,7 +228,7 @@ final class ValidationReport {
         try {
             Files.deleteIfExists(file);
         } catch (IOException ignored) {
-            // The report names the chart as failed either way.
+            // What cannot be deleted is left behind; nothing reads it.
         }
     }
 
