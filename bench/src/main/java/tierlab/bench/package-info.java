@@ -14,9 +14,7 @@
  *   <li>{@link tierlab.bench.SubmissionBatchingProbe}: io_uring_enter calls per read,
  *       batched against unbatched submission;</li>
  *   <li>{@link tierlab.bench.TestFile}: the file of random bytes that the benchmark and the
- *       calibration sweep read and write.</li>
+ *       calibration sweep ({@code tierlab.experiments.calibration}) read and write.</li>
  * </ul>
- *
- * <p>{@link tierlab.bench.calibration} holds the calibration sweep and the NVMe model fit.
  */
 package tierlab.bench;

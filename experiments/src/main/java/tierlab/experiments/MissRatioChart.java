@@ -2,14 +2,8 @@ package tierlab.experiments;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -22,8 +16,6 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /** The miss-ratio chart: miss ratio against capacity (log scale), one line per policy. */
 public final class MissRatioChart {
 
-    public static final int WIDTH_PX = 1000;
-    public static final int HEIGHT_PX = 600;
     public static final String INFINITE_SERIES = "infinite cache";
 
     // The Okabe-Ito palette (distinguishable with the common colour-vision deficiencies), less its
@@ -52,8 +44,8 @@ public final class MissRatioChart {
         boolean thousands = capacities.getFirst() >= 1000;
         double unit = thousands ? 1000.0 : 1.0;
         XYChart chart = new XYChartBuilder()
-                .width(WIDTH_PX)
-                .height(HEIGHT_PX)
+                .width(ChartFiles.WIDTH_PX)
+                .height(ChartFiles.HEIGHT_PX)
                 .title(title)
                 .xAxisTitle("L1 capacity (" + (thousands ? "thousands of blocks" : "blocks")
                         + "; 1 block = " + blockTokens + " tokens; log scale)")
@@ -99,17 +91,5 @@ public final class MissRatioChart {
         bound.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {2f, 4f}, 0f));
         bound.setMarker(SeriesMarkers.NONE);
         return chart;
-    }
-
-    public static void writePng(XYChart chart, Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
-        }
-    }
-
-    public static void writeSvg(XYChart chart, Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-        }
     }
 }

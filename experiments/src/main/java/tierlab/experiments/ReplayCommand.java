@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
-import org.knowm.xchart.XYChart;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -47,26 +46,17 @@ public final class ReplayCommand implements Callable<Integer> {
     public static final String DEFAULT_CAPACITIES = "1000,2000,4000,8000,16000,32000";
 
     public static final String CSV_FILE = "miss-ratio.csv";
-    public static final String PNG_FILE = "miss-ratio.png";
-    public static final String SVG_FILE = "miss-ratio.svg";
+    private static final String CHART_STEM = "miss-ratio";
+    public static final String PNG_FILE = CHART_STEM + ".png";
+    public static final String SVG_FILE = CHART_STEM + ".svg";
     public static final String REPORT_FILE = "report.md";
     /** Everything the replay writes; an existing output folder may hold these and nothing else. */
     public static final Set<String> OUTPUT_FILES = Set.of(CSV_FILE, PNG_FILE, SVG_FILE, REPORT_FILE);
 
     public static final String CHART_TITLE = "Mooncake trace: block miss ratio by L1 capacity";
 
-    /** Writes the chart's PNG and SVG; tests substitute one that fails, as a host without fonts does. */
-    @FunctionalInterface
-    interface ChartFiles {
-        void write(XYChart chart, Path png, Path svg) throws IOException;
-    }
-
-    static final ChartFiles FILES = (chart, png, svg) -> {
-        MissRatioChart.writePng(chart, png);
-        MissRatioChart.writeSvg(chart, svg);
-    };
-
-    static volatile ChartFiles chartFiles = FILES;
+    /** The chart's writer; tests substitute one that fails, as a host without fonts does. */
+    static volatile ChartFiles.Writer chartFiles = ChartFiles.FILES;
 
     @Spec
     private CommandSpec spec;
@@ -154,16 +144,10 @@ public final class ReplayCommand implements Callable<Integer> {
         AtomicOutputDirectory.write(out, OUTPUT_FILES, folder -> {
             MissRatioTable.writeCsv(curves, folder.resolve(CSV_FILE));
             // The chart last and on its own: a host that cannot draw it (no fonts: "Fontconfig head is
-            // null") still gets the table and the report, which says what is missing (issue 14 point 2).
+            // null") still gets the table and the report, which says what is missing.
             String text = report;
-            try {
-                chartFiles.write(MissRatioChart.of(curves, chartTitle), folder.resolve(PNG_FILE), folder.resolve(SVG_FILE));
-            } catch (VirtualMachineError e) {
-                throw e;
-            } catch (Throwable e) {
-                chartFailure[0] = CommandException.withRootCause(e);
-                Files.deleteIfExists(folder.resolve(PNG_FILE));
-                Files.deleteIfExists(folder.resolve(SVG_FILE));
+            chartFailure[0] = ChartFiles.tryWrite(chartFiles, folder, CHART_STEM, () -> MissRatioChart.of(curves, chartTitle));
+            if (chartFailure[0] != null) {
                 text += "\n**The chart could not be drawn** (" + chartFailure[0] + "); `" + CSV_FILE + "` holds its data.\n";
             }
             writeText(folder.resolve(REPORT_FILE), text);

@@ -80,7 +80,7 @@ class ReplayCommandTest {
         try {
             run = run("replay", "--trace", trace.toString(), "--out", out.toString(), "--capacities", "8,32");
         } finally {
-            ReplayCommand.chartFiles = ReplayCommand.FILES;
+            ReplayCommand.chartFiles = ChartFiles.FILES;
         }
 
         assertEquals(1, run.exitCode(), "a chart that failed is a failure");

@@ -1,9 +1,6 @@
 package tierlab.experiments.calibration;
 
 import java.awt.BasicStroke;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.awt.Color;
 import java.util.ArrayList;
@@ -12,8 +9,6 @@ import java.util.Locale;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
-import org.knowm.xchart.BitmapEncoder;
-import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -22,8 +17,7 @@ import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 import tierlab.bench.BenchCase;
-import tierlab.engine.persist.AtomicFiles;
-import tierlab.experiments.CommandException;
+import tierlab.experiments.ChartFiles;
 
 /**
  * The calibration charts. Measurements are markers (filled for random access, open for
@@ -33,9 +27,6 @@ import tierlab.experiments.CommandException;
  */
 final class CalibrationCharts {
 
-    static final int WIDTH_PX = 1000;
-    static final int HEIGHT_PX = 600;
-
     // The Okabe-Ito palette without its yellow (unreadable on white), as the demo's chart uses.
     private static final Color[] COLORS = {
         new Color(0x0072B2), new Color(0xE69F00), new Color(0x009E73), new Color(0xD55E00),
@@ -44,26 +35,6 @@ final class CalibrationCharts {
     /** The four charts' file stems, in report order. */
     static final List<String> STEMS = List.of("throughput-read", "throughput-write", "latency-vs-qd-read", "latency-vs-qd-write");
 
-    /** Writes one chart as PNG and SVG; tests substitute one that fails as a host without fonts does. */
-    @FunctionalInterface
-    public interface ChartWriter {
-        void write(XYChart chart, Path png, Path svg) throws IOException;
-    }
-
-    /** The real writer: each file replaced atomically. */
-    public static final ChartWriter FILES = (chart, png, svg) -> {
-        AtomicFiles.write(png, file -> {
-            try (OutputStream out = Files.newOutputStream(file)) {
-                BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
-            }
-        });
-        AtomicFiles.write(svg, file -> {
-            try (OutputStream out = Files.newOutputStream(file)) {
-                VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-            }
-        });
-    };
-
     private CalibrationCharts() {}
 
     /**
@@ -71,19 +42,14 @@ final class CalibrationCharts {
      * be drawn or written (no fonts on the host: "Fontconfig head is null") is skipped and returned
      * as one line naming it and the cause, so it never costs the profile and the tables.
      */
-    static List<String> writeAll(Path directory, List<CalibrationPoint> points, String subtitle, ChartWriter writer) {
+    static List<String> writeAll(Path directory, List<CalibrationPoint> points, String subtitle, ChartFiles.Writer writer) {
         List<String> failures = new ArrayList<>();
         for (String stem : STEMS) {
-            try {
-                boolean read = stem.endsWith("-read");
-                XYChart chart = stem.startsWith("throughput") ? throughput(points, read, subtitle)
-                        : latencyVsQueueDepth(points, read, subtitle);
-                writer.write(chart, directory.resolve(stem + ".png"), directory.resolve(stem + ".svg"));
-            } catch (VirtualMachineError e) {
-                throw e;
-            } catch (Throwable e) {
-                // Fonts, AWT, the encoders: whatever breaks a chart must not take the fitted profile with it.
-                failures.add("chart " + stem + " not drawn: " + CommandException.withRootCause(e));
+            boolean read = stem.endsWith("-read");
+            String cause = ChartFiles.tryWrite(writer, directory, stem, () -> stem.startsWith("throughput")
+                    ? throughput(points, read, subtitle) : latencyVsQueueDepth(points, read, subtitle));
+            if (cause != null) {
+                failures.add("chart " + stem + " not drawn: " + cause);
             }
         }
         return List.copyOf(failures);
@@ -136,7 +102,7 @@ final class CalibrationCharts {
     }
 
     private static XYChart base(String title, String xTitle, String yTitle) {
-        XYChart chart = new XYChartBuilder().width(WIDTH_PX).height(HEIGHT_PX).title(title)
+        XYChart chart = new XYChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title)
                 .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         XYStyler styler = chart.getStyler();
         styler.setLegendPosition(LegendPosition.OutsideE);

@@ -1,7 +1,5 @@
 package tierlab.experiments.calibration;
 
-import tierlab.bench.calibration.MeasuredPoint;
-import tierlab.bench.calibration.NvmeClosedLoop;
 
 /**
  * One grid point: what the device did (medians over repeats) and what the fitted model predicts

@@ -9,7 +9,6 @@ import tech.tablesaw.api.Row;
 import tech.tablesaw.api.Table;
 import tech.tablesaw.io.csv.CsvReadOptions;
 import tierlab.bench.BenchCase;
-import tierlab.bench.calibration.MeasuredPoint;
 
 /**
  * Reads a {@code calibration-runs.csv} back into measured runs, so a calibration can be refitted

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import tierlab.bench.BenchCase;
-import tierlab.bench.calibration.SweepSettings;
 
 /**
  * The settings of experiment E5 (calibration). Each check names the field it rejects, as

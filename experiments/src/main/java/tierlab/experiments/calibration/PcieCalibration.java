@@ -14,13 +14,10 @@ import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-import tierlab.bench.calibration.PcieFit;
-import tierlab.bench.calibration.PcieSweep;
-import tierlab.bench.calibration.PcieTables;
 import tierlab.engine.cuda.CudaDevice;
 import tierlab.engine.cuda.CudaException;
 import tierlab.engine.persist.AtomicFiles;
-import tierlab.experiments.CommandException;
+import tierlab.experiments.ChartFiles;
 import tierlab.sim.device.PcieProfile;
 
 /**
@@ -56,14 +53,21 @@ public final class PcieCalibration {
 
     /** Finds the GPU and runs the sweep; {@code progress} (may be null) gets a line per point. */
     public static Outcome measure(PcieSweep.Settings settings, Consumer<String> progress) {
-        CudaDevice device = CudaDevice.probe();
+        return measure(CudaDevice.probe(), settings, progress);
+    }
+
+    /**
+     * Runs the sweep through {@code device} and fits it; a device that is not available, or CUDA
+     * failing mid-sweep, is an outcome that says why, as is a sweep the fit cannot explain.
+     */
+    public static Outcome measure(CudaDevice device, PcieSweep.Settings settings, Consumer<String> progress) {
         if (!device.available()) {
             return new NotMeasured(device.description());
         }
         List<PcieSweep.Point> points;
         try {
             points = new PcieSweep(device.api().orElseThrow(), device.device(), settings).run(progress);
-        } catch (CudaException e) {
+        } catch (CudaException | IllegalStateException e) {
             return new NotMeasured("CUDA failed during the sweep on " + device.description() + ": " + e.getMessage());
         }
         try {
@@ -98,22 +102,15 @@ public final class PcieCalibration {
      * Writes {@value #POINTS_CSV} (the header alone when nothing was measured) and, when measured,
      * the chart; returns the chart's failure line, or an empty list.
      */
-    static List<String> write(Path directory, Outcome outcome, CalibrationCharts.ChartWriter charts) throws java.io.IOException {
+    static List<String> write(Path directory, Outcome outcome, ChartFiles.Writer charts) throws java.io.IOException {
         List<PcieSweep.Point> points = outcome instanceof Measured m ? m.points() : List.of();
         AtomicFiles.writeString(directory.resolve(POINTS_CSV), PcieTables.csv(points));
         if (points.isEmpty()) {
             return List.of();
         }
-        try {
-            charts.write(chart(points, ((Measured) outcome).device()), directory.resolve(CHART + ".png"),
-                    directory.resolve(CHART + ".svg"));
-            return List.of();
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Throwable e) {
-            // As the NVMe charts: a chart that fails never costs the table and the profile.
-            return List.of("chart " + CHART + " not drawn: " + CommandException.withRootCause(e));
-        }
+        // As the NVMe charts: a chart that fails never costs the table and the profile.
+        String cause = ChartFiles.tryWrite(charts, directory, CHART, () -> chart(points, ((Measured) outcome).device()));
+        return cause == null ? List.of() : List.of("chart " + CHART + " not drawn: " + cause);
     }
 
     /** The report's PCIe section (markdown). */
@@ -153,7 +150,7 @@ public final class PcieCalibration {
 
     /** GB/s against copy size: one line per direction and stream count (darker: more streams), pageable as markers. */
     static XYChart chart(List<PcieSweep.Point> points, String device) {
-        XYChart chart = new XYChartBuilder().width(CalibrationCharts.WIDTH_PX).height(CalibrationCharts.HEIGHT_PX)
+        XYChart chart = new XYChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX)
                 .title("Host-GPU copies through CUDA: " + device.replaceAll(" \\(.*", ""))
                 .xAxisTitle("copy size (KiB, log scale)").yAxisTitle("throughput (GB/s)").build();
         chart.getStyler().setLegendPosition(LegendPosition.OutsideE);

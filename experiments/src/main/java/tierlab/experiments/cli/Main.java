@@ -10,6 +10,7 @@ import picocli.CommandLine.Spec;
 import tierlab.experiments.BenchCommand;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.ReplayCommand;
+import tierlab.experiments.calibration.BenchPcieCommand;
 import tierlab.experiments.run.BenchLiveCommand;
 
 /**
@@ -49,7 +50,9 @@ public final class Main implements Runnable {
         setIfUnset("slf4j.provider", "org.slf4j.helpers.NOP_FallbackServiceProvider");
         setIfUnset("slf4j.internal.verbosity", "WARN");
         CommandLine commandLine = new CommandLine(new Main());
-        // bench live runs experiments: its command lives with them and joins bench here.
+        // bench pcie is the calibration's PCIe part and bench live runs experiments: each command lives with
+        // what it runs and joins bench here.
+        commandLine.getSubcommands().get("bench").addSubcommand(new BenchPcieCommand());
         commandLine.getSubcommands().get("bench").addSubcommand(new BenchLiveCommand());
         commandLine.setParameterExceptionHandler(Main::handleParameterException);
         commandLine.setExecutionExceptionHandler(Main::handleExecutionException);

@@ -1,9 +1,6 @@
 package tierlab.experiments.run;
 
 import java.awt.Color;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,12 +11,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.HeatMapChart;
 import org.knowm.xchart.HeatMapChartBuilder;
-import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -28,8 +23,7 @@ import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.markers.Marker;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-import tierlab.engine.persist.AtomicFiles;
-import tierlab.experiments.CommandException;
+import tierlab.experiments.ChartFiles;
 import tierlab.experiments.run.ExperimentFile.ChartSection;
 
 /**
@@ -45,8 +39,6 @@ import tierlab.experiments.run.ExperimentFile.ChartSection;
  */
 public final class ChartRenderer {
 
-    public static final int WIDTH_PX = 1000;
-    public static final int HEIGHT_PX = 600;
     // The Okabe-Ito palette less its yellow (unreadable on white), then black and grey.
     private static final Color[] COLORS = {
         new Color(0x0072B2), new Color(0xE69F00), new Color(0x009E73), new Color(0xD55E00),
@@ -80,18 +72,6 @@ public final class ChartRenderer {
     /** What {@link #render} did: the charts written, the charts that failed. */
     public record Rendered(List<Drawn> drawn, List<Failed> failed) {}
 
-    /** Writes one chart's PNG and SVG; tests substitute one that fails, as a host without fonts does. */
-    @FunctionalInterface
-    public interface ChartWriter {
-        void write(Chart<?, ?> chart, Path png, Path svg) throws IOException;
-    }
-
-    /** The real writer: PNG and SVG, each replaced atomically (a re-plot never leaves half a chart). */
-    public static final ChartWriter FILES = (chart, png, svg) -> {
-        AtomicFiles.write(png, file -> writePng(chart, file));
-        AtomicFiles.write(svg, file -> writeSvg(chart, file));
-    };
-
     private ChartRenderer() {
     }
 
@@ -101,7 +81,7 @@ public final class ChartRenderer {
      * one line): those charts are not drawn and are reported as failed.
      */
     public static Rendered render(List<ChartSection> sections, RunTables tables, Map<Integer, String> problems,
-                                  Path folder, ChartWriter writer) {
+                                  Path folder, ChartFiles.Writer writer) {
         List<Drawn> drawn = new ArrayList<>();
         List<Failed> failed = new ArrayList<>();
         for (int i = 0; i < sections.size(); i++) {
@@ -110,28 +90,15 @@ public final class ChartRenderer {
                 failed.add(new Failed(section, problems.get(i)));
                 continue;
             }
-            try {
-                Chart<?, ?> chart = draw(section, tables);
-                writer.write(chart, folder.resolve(section.file() + ".png"), folder.resolve(section.file() + ".svg"));
-                drawn.add(new Drawn(section, chart));
-            } catch (VirtualMachineError e) {
-                throw e;
-            } catch (Throwable e) {
-                // Fonts, AWT, the encoders: whatever breaks a chart must not take the tables and the report with it.
-                failed.add(new Failed(section, CommandException.withRootCause(e)));
-                deleteQuietly(folder.resolve(section.file() + ".png"));
-                deleteQuietly(folder.resolve(section.file() + ".svg"));
+            Chart<?, ?>[] chart = new Chart<?, ?>[1];
+            String cause = ChartFiles.tryWrite(writer, folder, section.file(), () -> chart[0] = draw(section, tables));
+            if (cause == null) {
+                drawn.add(new Drawn(section, chart[0]));
+            } else {
+                failed.add(new Failed(section, cause));
             }
         }
         return new Rendered(List.copyOf(drawn), List.copyOf(failed));
-    }
-
-    private static void deleteQuietly(Path file) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException ignored) {
-            // A half-written chart file that cannot be removed is named as failed in the report all the same.
-        }
     }
 
     /** One chart from the tables; the spec was checked by {@link ChartSpecs#problems}. */
@@ -200,7 +167,7 @@ public final class ChartRenderer {
     }
 
     private static CategoryChart bar(ChartSection section, List<RunTables.Cell> groups) {
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH_PX).height(HEIGHT_PX).title(title(section))
+        CategoryChart chart = new CategoryChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title(section))
                 .xAxisTitle(section.xLabel() != null ? section.xLabel() : section.x())
                 .yAxisTitle(section.yLabel() != null ? section.yLabel() : section.y()).build();
         common(chart.getStyler());
@@ -235,7 +202,7 @@ public final class ChartRenderer {
                 }
             }
         }
-        HeatMapChart chart = new HeatMapChartBuilder().width(WIDTH_PX).height(HEIGHT_PX).title(title(section))
+        HeatMapChart chart = new HeatMapChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title(section))
                 .xAxisTitle(section.xLabel() != null ? section.xLabel() : section.x())
                 .yAxisTitle(section.yLabel() != null ? section.yLabel() : section.y()).build();
         common(chart.getStyler());
@@ -313,7 +280,7 @@ public final class ChartRenderer {
     }
 
     private static XYChart xyChart(ChartSection section, String xTitle, String yTitle) {
-        XYChart chart = new XYChartBuilder().width(WIDTH_PX).height(HEIGHT_PX).title(title(section))
+        XYChart chart = new XYChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title(section))
                 .xAxisTitle(section.xLabel() != null ? section.xLabel() : xTitle)
                 .yAxisTitle(section.yLabel() != null ? section.yLabel() : yTitle).build();
         common(chart.getStyler());
@@ -340,17 +307,5 @@ public final class ChartRenderer {
         series.setLineColor(color);
         series.setMarkerColor(color);
         series.setMarker(MARKERS[index % MARKERS.length]);
-    }
-
-    public static void writePng(Chart<?, ?> chart, Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
-        }
-    }
-
-    public static void writeSvg(Chart<?, ?> chart, Path file) throws IOException {
-        try (OutputStream out = Files.newOutputStream(file)) {
-            VectorGraphicsEncoder.saveVectorGraphic(chart, out, VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-        }
     }
 }

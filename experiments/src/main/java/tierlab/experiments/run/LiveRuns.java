@@ -11,14 +11,13 @@ import tierlab.engine.cuda.CudaCopyPort;
 import tierlab.engine.live.LiveRuntime;
 import tierlab.engine.live.WarmStart;
 import tierlab.metrics.CounterSnapshot;
-import tierlab.model.io.ComputeTiming;
+import tierlab.model.io.ComputeModel;
 import tierlab.model.io.StoragePort;
 import tierlab.model.request.RequestSpec;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.trace.DecisionTrace;
-import tierlab.sim.device.GpuProfile;
 
 /**
  * Live runs: the wall clock, a real pinned L1 arena out of the executor's budget, the GPU copy path
@@ -105,10 +104,8 @@ final class LiveRuns {
     }
 
     /** The live runtime's compute steps: timed as the device profile's GPU model times them. */
-    private static ComputeTiming timing(RunConfig config) {
-        GpuProfile gpu = config.device().gpu();
-        return new ComputeTiming(gpu.stepOverheadNs(), gpu.prefillNsPerToken(), gpu.attentionNsPerTokenPair(),
-                gpu.decodeNsPerSequence());
+    private static ComputeModel timing(RunConfig config) {
+        return config.device().gpu().computeModel();
     }
 
     /** The engine over the store {@link WarmStart} opened; says on stderr whether it starts warm and why. */

@@ -10,9 +10,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.knowm.xchart.XYChart;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
+import tierlab.experiments.ChartFiles;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.DemoReport;
 import tierlab.experiments.MissRatioChart;
@@ -186,7 +186,7 @@ final class MissRatioReplays {
     }
 
     /** Writes the table, the charts and the report section; a chart that cannot be drawn is a line in {@code chartFailures}. */
-    static void write(List<Replay> replays, Path folder, ChartRenderer.ChartWriter chartWriter, List<String> chartFailures)
+    static void write(List<Replay> replays, Path folder, ChartFiles.Writer chartWriter, List<String> chartFailures)
             throws IOException {
         if (replays.isEmpty()) {
             return;
@@ -205,14 +205,10 @@ final class MissRatioReplays {
             }
             table = table == null ? own : table.append(own);
             String part = section(replay, several);
-            try {
-                String title = "Block miss ratio by L1 capacity (block-level replay)" + (several ? ": " + replay.name() : "");
-                XYChart chart = MissRatioChart.of(replay.curves(), title, Math.max(1, replay.blockTokens()));
-                chartWriter.write(chart, folder.resolve(replay.chartStem() + ".png"), folder.resolve(replay.chartStem() + ".svg"));
-            } catch (VirtualMachineError e) {
-                throw e;
-            } catch (Throwable e) {
-                String cause = CommandException.withRootCause(e);
+            String title = "Block miss ratio by L1 capacity (block-level replay)" + (several ? ": " + replay.name() : "");
+            String cause = ChartFiles.tryWrite(chartWriter, folder, replay.chartStem(),
+                    () -> MissRatioChart.of(replay.curves(), title, Math.max(1, replay.blockTokens())));
+            if (cause != null) {
                 chartFailures.add("chart " + replay.chartStem() + " (block miss ratio by L1 capacity) not drawn: " + cause);
                 part += "\n**The miss-ratio chart could not be drawn** (" + cause + "); `miss-ratio.csv` holds its data.\n";
             }

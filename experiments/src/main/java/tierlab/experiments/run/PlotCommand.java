@@ -12,6 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import tierlab.experiments.ChartFiles;
 import tierlab.experiments.CommandException;
 
 /**
@@ -58,7 +59,7 @@ public final class PlotCommand implements Callable<Integer> {
         if (!referenceProblems.isEmpty()) {
             throw new CommandException(referenceProblems.getFirst());
         }
-        Plotter.Plotted plotted = Plotter.render(folder, specs, tables, problems, ChartRenderer.FILES);
+        Plotter.Plotted plotted = Plotter.render(folder, specs, tables, problems, ChartFiles.FILES);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Plotter.failureLines(plotted.charts()).forEach(line -> err.println("tierlab: " + line));

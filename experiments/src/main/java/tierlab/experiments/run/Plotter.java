@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import tierlab.engine.persist.AtomicFiles;
+import tierlab.experiments.ChartFiles;
 
 /**
  * Charts and report from an output folder's tables: the one path both {@code tierlab run} (at the
@@ -31,7 +32,7 @@ public final class Plotter {
      * to draw are named in the report; nothing else is lost.
      */
     public static Plotted render(Path folder, ChartSpecs specs, RunTables tables, Map<Integer, String> problems,
-                                 ChartRenderer.ChartWriter writer) throws IOException {
+                                 ChartFiles.Writer writer) throws IOException {
         List<ReportWriter.ReferenceValue> reference = ReportWriter.reference(specs, tables);
         List<String> extra = new ArrayList<>();
         Path missRatio = folder.resolve(MISS_RATIO_SECTION);

@@ -24,11 +24,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tierlab.experiments.AtomicOutputDirectory;
+import tierlab.experiments.ChartFiles;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.ExitCleanup;
 import tierlab.experiments.OutputFolderCheck;
 import tierlab.experiments.StaleOutputs;
 import tierlab.experiments.CommandException;
+import tierlab.experiments.calibration.CalibrationRun;
 
 /**
  * {@code tierlab run FILE}: loads and validates an experiment file, runs every point of its sweep
@@ -57,7 +59,7 @@ public final class RunCommand implements Callable<Integer> {
     public static final String MISS_RATIO_SVG = "miss-ratio.svg";
 
     /** How charts reach their files; a test puts one that fails here, as a host without fonts does. */
-    static volatile ChartRenderer.ChartWriter chartWriter = ChartRenderer.FILES;
+    static volatile ChartFiles.Writer chartWriter = ChartFiles.FILES;
 
     @Spec
     private CommandSpec spec;
@@ -116,7 +118,11 @@ public final class RunCommand implements Callable<Integer> {
         checkOutputFolder(experiment, threads);
         SweepExecutorProvider provider = remoteProvider(experiment);
         if (experiment.kind().equals("calibration")) {
-            return CalibrationRun.run(experiment, outFolder(experiment), command(experiment), quiet, spec.commandLine().getOut());
+            ExperimentFile parsed = experiment.spec();
+            CalibrationRun.Experiment e5 = new CalibrationRun.Experiment(experiment.name(), experiment.file(), experiment.fileSha256(),
+                    parsed.description(), parsed.reference() == null ? null : parsed.reference().discussion(), parsed.calibration(),
+                    parsed.seeds(), RunInfo.currentGitCommit());
+            return CalibrationRun.run(e5, outFolder(experiment), command(experiment), quiet, spec.commandLine().getOut());
         }
         Path target = outFolder(experiment);
         Set<String> owned = ownedFiles(experiment);

@@ -16,13 +16,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import tierlab.bench.calibration.HostCostBench;
+import tierlab.experiments.calibration.HostCostBench;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.AtomicOutputDirectory;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.ExitCleanup;
 import tierlab.engine.cuda.CudaDevice;
-import tierlab.experiments.run.ChartRenderer;
+import tierlab.experiments.ChartFiles;
+import tierlab.experiments.calibration.Calibration;
+import tierlab.experiments.calibration.HostCalibrationReport;
 import tierlab.experiments.run.GpuCopyPath;
 import tierlab.experiments.run.RunConfig;
 import tierlab.experiments.run.RunPasses;
@@ -44,7 +46,7 @@ import tierlab.sim.device.DeviceProfile;
 public final class ValidateCommand implements Callable<Integer> {
 
     /** How charts reach their files; a test puts one that fails here, as a host without fonts does. */
-    static volatile ChartRenderer.ChartWriter chartWriter = ChartRenderer.FILES;
+    static volatile ChartFiles.Writer chartWriter = ChartFiles.FILES;
 
     @Spec
     private CommandSpec spec;
@@ -150,11 +152,12 @@ public final class ValidateCommand implements Callable<Integer> {
             fitted = loadProfile(given);
             calibrationText = "Profile given: " + given + "\n\n" + fitted.toYaml("");
         } else {
-            HostCalibration.Result calibration = HostCalibration.run(checked.calibration(), scratch,
+            Calibration.Plan plan = checked.calibration().plan(scratch,
                     checked.workloads().values().iterator().next().config().workload().geometry(), checked.name() + "-host",
-                    cuda, verify, line -> progress(stdout, line));
+                    cuda, verify);
+            Calibration.Result calibration = Calibration.run(plan, new Calibration.Progress(line -> progress(stdout, line), null));
             fitted = calibration.profile();
-            calibrationText = calibration.header(command) + "\n\n" + fitted.toYaml("");
+            calibrationText = HostCalibrationReport.of(calibration).header(command) + "\n\n" + fitted.toYaml("");
         }
         Path profileFile = scratch.resolve(ValidationReport.PROFILE);
         Files.writeString(profileFile, fitted.toYaml(calibrationText.lines().takeWhile(l -> !l.isBlank())

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import tierlab.experiments.CommandException;
+import tierlab.experiments.calibration.HostCalibrationSettings;
 import tierlab.experiments.run.ExperimentFile;
 import tierlab.experiments.run.ExperimentLoader;
 import tierlab.experiments.run.ExperimentParsing;
@@ -47,7 +48,7 @@ import tierlab.experiments.run.RunConfig;
  * naming the file, the line and the field; the ranges are checked after.
  */
 public record ValidationFile(Path file, String name, String description, int repeats, long seed, String profile,
-                             Calibration calibration, Live live, Map<String, Workload> workloads) {
+                             HostCalibrationSettings calibration, Live live, Map<String, Workload> workloads) {
 
     /**
      * The live runs' GPU side, as {@code live} in an experiment file means it: {@code gpu} is
@@ -58,27 +59,6 @@ public record ValidationFile(Path file, String name, String description, int rep
         static final Live DEFAULTS = new Live(RunConfig.GPU_AUTO, true);
         /** The values of {@code gpu}, in the order the error line lists them. */
         public static final List<String> GPUS = List.of(RunConfig.GPU_AUTO, RunConfig.GPU_CUDA, RunConfig.GPU_HOST);
-    }
-
-    /**
-     * The host calibration's grid and budget, and the sustained measurement: {@code sustainedMs} of
-     * sequential writes, then of reads (0: none), at {@code sustainedBlockKiB} (0: the largest sweep
-     * size) and the deepest sweep depth, on a {@code sustainedMiB} file.
-     */
-    public record Calibration(List<Integer> blockSizesKiB, List<Integer> queueDepths, int pointMs, int fileMiB, int hostCostMs,
-                              int sustainedMs, int sustainedMiB, int sustainedBlockKiB) {
-        static final Calibration DEFAULTS = new Calibration(List.of(256, 1024, 2304), List.of(1, 4, 16), 200, 1024, 1500,
-                3000, 4096, 0);
-
-        /** Bytes per operation of the sustained measurement. */
-        public int sustainedBlockBytes() {
-            return (sustainedBlockKiB > 0 ? sustainedBlockKiB : blockSizesKiB.stream().mapToInt(Integer::intValue).max().orElseThrow()) << 10;
-        }
-
-        /** Queue depth of the sustained measurement: the sweep's deepest. */
-        public int sustainedQueueDepth() {
-            return queueDepths.stream().mapToInt(Integer::intValue).max().orElseThrow();
-        }
     }
 
     /** One workload: its name and its run configuration (resolved as a hybrid run: real L1/L2 limits, closed loops allowed). */
@@ -92,7 +72,7 @@ public record ValidationFile(Path file, String name, String description, int rep
     public record Spec(String name, String description, Integer repeats, Long seed, String profile,
                        CalibrationSection calibration, ExperimentFile.LiveSection live, Map<String, WorkloadEntry> workloads) {}
 
-    /** {@code calibration} as written; {@link Calibration#DEFAULTS} fills what it leaves out. */
+    /** {@code calibration} as written; {@link HostCalibrationSettings#DEFAULTS} fills what it leaves out. */
     public record CalibrationSection(List<Integer> blockSizesKiB, List<Integer> queueDepths, Integer pointMs, Integer fileMiB,
                                      Integer hostCostMs, Integer sustainedMs, Integer sustainedMiB, Integer sustainedBlockKiB) {}
 
@@ -183,8 +163,8 @@ public record ValidationFile(Path file, String name, String description, int rep
         return config;
     }
 
-    private static Calibration calibration(Path file, CalibrationSection section) {
-        Calibration d = Calibration.DEFAULTS;
+    private static HostCalibrationSettings calibration(Path file, CalibrationSection section) {
+        HostCalibrationSettings d = HostCalibrationSettings.DEFAULTS;
         if (section == null) {
             return d;
         }
@@ -202,7 +182,7 @@ public record ValidationFile(Path file, String name, String description, int rep
             throw new CommandException(file + ": calibration.sustainedBlockKiB: must be a multiple of 4 (0: the largest of"
                     + " blockSizesKiB) no larger than sustainedMiB, was " + sustainedBlockKiB);
         }
-        return new Calibration(sizes,
+        return new HostCalibrationSettings(sizes,
                 ints(file, "queueDepths", section.queueDepths(), d.queueDepths(), 1, 256),
                 (int) range(file, "calibration.pointMs", section.pointMs(), d.pointMs(), 10, 10_000),
                 (int) range(file, "calibration.fileMiB", section.fileMiB(), d.fileMiB(), 16, 16 * 1024),

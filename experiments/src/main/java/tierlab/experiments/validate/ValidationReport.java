@@ -16,7 +16,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
-import tierlab.experiments.run.ChartRenderer;
+import tierlab.experiments.ChartFiles;
 import tierlab.experiments.run.ResultFiles;
 
 /**
@@ -118,26 +118,19 @@ final class ValidationReport {
                 liveLookups, divergence, kinds), folder.resolve(DECISIONS_CSV));
     }
 
-    /** Draws every chart; returns one line per chart that failed (the tables are already written). */
-    static List<String> writeCharts(Path folder, List<WorkloadResult> results, ChartRenderer.ChartWriter writer) {
+    /** Draws every chart, each on its own; returns one line per chart that failed (the tables are already written). */
+    static List<String> writeCharts(Path folder, List<WorkloadResult> results, ChartFiles.Writer writer) {
         List<String> failures = new ArrayList<>();
         for (WorkloadResult result : results) {
-            Map<String, XYChart> charts = new LinkedHashMap<>();
-            try {
-                charts.put("ttft-scatter-", scatter(result));
-                charts.put("ttft-cdf-", cdf(result));
-                charts.put("l2-throughput-", throughput(result));
-            } catch (RuntimeException e) {
-                failures.add(result.name() + ": charts not built: " + tierlab.experiments.CommandException.describe(e));
-            }
-            charts.forEach((prefix, chart) -> {
+            Map<String, ChartFiles.Drawing> charts = new LinkedHashMap<>();
+            charts.put("ttft-scatter-", () -> scatter(result));
+            charts.put("ttft-cdf-", () -> cdf(result));
+            charts.put("l2-throughput-", () -> throughput(result));
+            charts.forEach((prefix, drawing) -> {
                 String base = prefix + result.name();
-                try {
-                    writer.write(chart, folder.resolve(base + ".png"), folder.resolve(base + ".svg"));
-                } catch (IOException | RuntimeException | Error e) {
-                    failures.add(base + ": " + tierlab.experiments.CommandException.describe(e));
-                    deleteQuietly(folder.resolve(base + ".png"));
-                    deleteQuietly(folder.resolve(base + ".svg"));
+                String cause = ChartFiles.tryWrite(writer, folder, base, drawing);
+                if (cause != null) {
+                    failures.add(base + ": " + cause);
                 }
             });
         }
@@ -145,7 +138,7 @@ final class ValidationReport {
     }
 
     private static XYChart chart(String title, String x, String y) {
-        XYChart chart = new XYChartBuilder().width(ChartRenderer.WIDTH_PX).height(ChartRenderer.HEIGHT_PX).title(title)
+        XYChart chart = new XYChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title)
                 .xAxisTitle(x).yAxisTitle(y).build();
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         chart.getStyler().setPlotBackgroundColor(java.awt.Color.WHITE);
@@ -235,7 +228,7 @@ final class ValidationReport {
         try {
             Files.deleteIfExists(file);
         } catch (IOException ignored) {
-            // The report names the chart as failed either way.
+            // What cannot be deleted is left behind; nothing reads it.
         }
     }
 

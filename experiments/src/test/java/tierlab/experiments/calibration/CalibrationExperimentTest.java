@@ -17,9 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tech.tablesaw.api.Table;
 import tierlab.bench.BenchCase;
-import tierlab.bench.calibration.CalibrationSweep;
-import tierlab.bench.calibration.MeasuredPoint;
-import tierlab.bench.calibration.NvmeClosedLoop;
+import tierlab.experiments.ChartFiles;
 import tierlab.model.testkit.TestDirectories;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.NvmeProfile;
@@ -146,7 +144,7 @@ class CalibrationExperimentTest {
             if (png.getFileName().toString().startsWith("latency-vs-qd-write")) {
                 throw new Error("Fontconfig head is null, check your fonts or fonts configuration");
             }
-            CalibrationCharts.FILES.write(chart, png, svg);
+            ChartFiles.FILES.write(chart, png, svg);
         });
 
         assertEquals(List.of("chart latency-vs-qd-write not drawn: Error: Fontconfig head is null, check your fonts or fonts"

@@ -16,11 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tech.tablesaw.api.Table;
 import tierlab.bench.BenchCase;
-import tierlab.bench.calibration.CalibrationSweep;
-import tierlab.bench.calibration.MeasuredPoint;
-import tierlab.bench.calibration.NvmeClosedLoop;
-import tierlab.bench.calibration.PcieFit;
-import tierlab.bench.calibration.PcieSweep;
+import tierlab.experiments.ChartFiles;
 import tierlab.model.testkit.TestDirectories;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.NvmeProfile;
@@ -87,7 +83,7 @@ class PcieCalibrationTest {
         PcieCalibration.Measured measured = new PcieCalibration.Measured("Fake H200 (device 0 of 1)", sweep(2_500, 55, 3_000, 52),
                 PcieFit.fit(sweep(2_500, 55, 3_000, 52)), null);
         CalibrationSummary summary = CalibrationExperiment.analyze(dir.resolve("out"), settings, nvmeSweep(settings), measured,
-                CalibrationCharts.FILES);
+                ChartFiles.FILES);
 
         PcieProfile pcie = DeviceProfile.load(summary.profileFile()).pcie();
         assertEquals(55e9, pcie.h2dBytesPerSecond(), 55e9 * 1e-6);
@@ -118,7 +114,7 @@ class PcieCalibrationTest {
         CalibrationSettings settings = CalibrationSettings.defaults(dir.resolve("unused.bin"));
         PcieCalibration.NotMeasured none = new PcieCalibration.NotMeasured("no libcudart here");
         CalibrationSummary summary = CalibrationExperiment.analyze(dir.resolve("out"), settings, nvmeSweep(settings), none,
-                CalibrationCharts.FILES);
+                ChartFiles.FILES);
 
         PcieProfile preset = DeviceProfile.preset("qwen3-8b-h100").pcie();
         PcieProfile written = DeviceProfile.load(summary.profileFile()).pcie();

@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tierlab.experiments.ChartFiles;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
@@ -30,7 +31,7 @@ class PlotCommandTest {
 
     @AfterEach
     void realCharts() {
-        RunCommand.chartWriter = ChartRenderer.FILES;
+        RunCommand.chartWriter = ChartFiles.FILES;
     }
 
     private Path runSmall(String name) throws IOException {
@@ -126,7 +127,7 @@ class PlotCommandTest {
 
     @Test
     void aFailingChartCostsNoDataAndIsNamedInTheReportAndOnStderr() throws IOException {
-        ChartRenderer.ChartWriter real = ChartRenderer.FILES;
+        ChartFiles.Writer real = ChartFiles.FILES;
         RunCommand.chartWriter = (chart, png, svg) -> {
             if (png.getFileName().toString().equals("bars.png")) {
                 // What the JDK throws on a host without fonts.
@@ -170,7 +171,7 @@ class PlotCommandTest {
             if (png.getFileName().toString().startsWith("heat")) {
                 throw new IllegalStateException("no encoder");
             }
-            ChartRenderer.FILES.write(chart, png, svg);
+            ChartFiles.FILES.write(chart, png, svg);
         });
         assertEquals(4, plotted.charts().drawn().size());
         assertEquals(1, plotted.charts().failed().size());

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import tierlab.engine.IoUringBackend;
+import tierlab.experiments.ChartFiles;
 import tierlab.experiments.cli.Main;
-import tierlab.experiments.run.ChartRenderer;
 import tierlab.hunt.testkit.CommandRun;
 import tierlab.model.testkit.TestDirectories;
 import tierlab.sim.device.DeviceProfile;
@@ -43,7 +43,7 @@ class ValidateCommandTest {
 
     @AfterEach
     void restoreCharts() {
-        ValidateCommand.chartWriter = ChartRenderer.FILES;
+        ValidateCommand.chartWriter = ChartFiles.FILES;
     }
 
     private static Path fixture(String name) throws IOException {

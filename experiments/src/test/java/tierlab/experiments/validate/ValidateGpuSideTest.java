@@ -2,7 +2,9 @@ package tierlab.experiments.validate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,13 +16,17 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import tierlab.bench.calibration.HostCostBench;
-import tierlab.bench.calibration.PcieSweep;
-import tierlab.bench.calibration.SustainedRates;
+import tierlab.experiments.calibration.Calibration;
+import tierlab.experiments.calibration.HostCalibrationReport;
+import tierlab.experiments.calibration.HostCalibrationSettings;
+import tierlab.experiments.calibration.HostCostBench;
+import tierlab.experiments.calibration.PcieCalibration;
+import tierlab.experiments.calibration.PcieSweep;
 import tierlab.engine.IoUringBackend;
 import tierlab.engine.cuda.CudaDevice;
 import tierlab.engine.cuda.FakeCuda;
 import tierlab.experiments.CommandException;
+import tierlab.experiments.calibration.SustainedRates;
 import tierlab.experiments.cli.Main;
 import tierlab.experiments.run.RunPasses;
 import tierlab.hunt.testkit.CommandRun;
@@ -83,13 +89,13 @@ class ValidateGpuSideTest {
 
     @Test
     void theSustainedMeasurementIsSetInTheCalibrationSection() throws IOException {
-        ValidationFile.Calibration defaults = ValidationFile.load(write("sustained-defaults", "name: d\n" + WORKLOAD), "qwen3-8b-h100")
+        HostCalibrationSettings defaults = ValidationFile.load(write("sustained-defaults", "name: d\n" + WORKLOAD), "qwen3-8b-h100")
                 .calibration();
         assertEquals(3000, defaults.sustainedMs());
         assertEquals(4096, defaults.sustainedMiB());
         assertEquals(2304 << 10, defaults.sustainedBlockBytes(), "the largest sweep size");
         assertEquals(16, defaults.sustainedQueueDepth(), "the deepest sweep depth");
-        ValidationFile.Calibration set = ValidationFile.load(write("sustained-set", "name: s\ncalibration: {queueDepths: [1, 32],"
+        HostCalibrationSettings set = ValidationFile.load(write("sustained-set", "name: s\ncalibration: {queueDepths: [1, 32],"
                 + " sustainedMs: 0, sustainedMiB: 64, sustainedBlockKiB: 512}\n" + WORKLOAD), "qwen3-8b-h100").calibration();
         assertEquals(0, set.sustainedMs());
         assertEquals(512 << 10, set.sustainedBlockBytes());
@@ -117,9 +123,8 @@ class ValidateGpuSideTest {
         HostCostBench.HostCosts memcpy = new HostCostBench.HostCosts(18_000, 3_000, 1, 0, 782_000, 0.84, 24_000, 500, "io_uring",
                 1_000_000, HostCostBench.CopyPath.MEMCPY);
         SustainedRates.Rates sustained = new SustainedRates.Rates(2.5e9, 2.2e9, 2304 << 10, 16, 3000, 4096L << 20, "io_uring");
-        String header = new HostCalibration.Result(profile(preset, HostCalibration.NO_LINK, memcpy.hostProfile()), memcpy, null, 54,
-                "io_uring", new HostCalibration.Pcie(HostCalibration.NO_LINK, "none (host buffers)"),
-                new HostCalibration.Ceilings(2.16e9, 3.1e9, sustained), 60).header("tierlab validate v.yaml");
+        String header = new HostCalibrationReport(profile(preset, Calibration.NO_LINK, memcpy.hostProfile()), memcpy, 54,
+                "io_uring", "none (host buffers)", 2.16e9, 3.1e9, sustained, 60).header("tierlab validate v.yaml");
         assertTrue(header.contains("Ceilings: sustained sequential rates over 3,000 ms each at 2304 KiB × queue depth 16 on a"
                 + " 4,096 MiB file (io_uring): writes 2,200,000,000 B/s, reads 2,500,000,000 B/s; first writes not measured."), header);
         assertTrue(header.contains("No first-write ceiling: first writes into the L2 file are charged as any write."), header);
@@ -219,12 +224,15 @@ class ValidateGpuSideTest {
         assertTrue(device.available(), device.description());
         Geometry geometry = Geometry.qwen3_8b();
         PcieSweep.Settings grid = new PcieSweep.Settings(List.of(256L << 10, 4L << 20, 16L << 20), List.of(1), 32L << 20, 1, List.of());
-        HostCalibration.Pcie pcie = HostCalibration.pcie(device, grid, DeviceProfile.preset("qwen3-8b-h100").pcie());
-        assertTrue(pcie.how().startsWith("fitted to a PCIe sweep through CUDA on " + device.description()), pcie.how());
-        assertNotEquals(HostCalibration.NO_LINK, pcie.profile());
-        assertTrue(pcie.profile().h2dBytesPerSecond() > 0 && pcie.profile().d2hBytesPerSecond() > 0, pcie.profile().toString());
+        PcieCalibration.Outcome outcome = Calibration.pcie(device, grid, null);
+        PcieCalibration.Measured measured = assertInstanceOf(PcieCalibration.Measured.class, outcome);
+        PcieProfile pcie = PcieCalibration.profile(outcome, DeviceProfile.preset("qwen3-8b-h100").pcie(), "qwen3-8b-h100");
+        assertNotNull(measured.fit(), measured.fitFailure());
+        assertNotEquals(Calibration.NO_LINK.withSource(pcie.source()), pcie);
+        assertTrue(pcie.source().startsWith("measured by tierlab E5 through CUDA on " + device.description()), pcie.source());
+        assertTrue(pcie.h2dBytesPerSecond() > 0 && pcie.d2hBytesPerSecond() > 0, pcie.toString());
         // The short grid covers the workload's lane size (a Qwen3-8B block of 16 tokens: 2.25 MiB per lane at tp 1).
-        assertTrue(HostCalibration.pcieGrid(geometry).copySizesBytes().contains(geometry.laneBytes()));
+        assertTrue(HostCalibrationSettings.pcieGrid(geometry).copySizesBytes().contains(geometry.laneBytes()));
         assertTrue(fake.leaksNothing(), fake.leftovers());
     }
 
@@ -236,18 +244,16 @@ class ValidateGpuSideTest {
         HostCostBench.HostCosts cuda = new HostCostBench.HostCosts(18_000, 3_000, 1, 9_000, 1_500, 0.99, 24_000, 500, "io_uring",
                 0, HostCostBench.CopyPath.CUDA);
         PcieProfile fitted = new PcieProfile(55e9, 3_000, 55e9, 2_000);
-        String host = new HostCalibration.Result(profile(preset, HostCalibration.NO_LINK, memcpy.hostProfile()), memcpy, null, 54,
-                "io_uring", new HostCalibration.Pcie(HostCalibration.NO_LINK, "none (host buffers)"), NO_SUSTAINED, 60).header("tierlab validate v.yaml");
+        String host = new HostCalibrationReport(profile(preset, Calibration.NO_LINK, memcpy.hostProfile()), memcpy, 54,
+                "io_uring", "none (host buffers)", 2e9, 3e9, null, 60).header("tierlab validate v.yaml");
         assertTrue(host.contains("memcpy and payload check") && host.contains("PCIe: none on this host's live path"), host);
         assertFalse(host.contains("CUDA"), host);
-        String withCuda = new HostCalibration.Result(profile(preset, fitted, cuda.hostProfile()), cuda, null, 54, "io_uring",
-                new HostCalibration.Pcie(fitted, "fitted to a PCIe sweep through CUDA on NVIDIA H200"), NO_SUSTAINED, 60).header("tierlab validate v.yaml");
+        String withCuda = new HostCalibrationReport(profile(preset, fitted, cuda.hostProfile()), cuda, 54, "io_uring",
+                "fitted to a PCIe sweep through CUDA on NVIDIA H200", 2e9, 3e9, null, 60).header("tierlab validate v.yaml");
         assertTrue(withCuda.contains("model thread (CUDA copy path): 9,000 ns per host↔GPU copy call, 1,500 ns per MiB"), withCuda);
         assertTrue(withCuda.contains("PCIe: fitted to a PCIe sweep through CUDA on NVIDIA H200."), withCuda);
         assertFalse(withCuda.contains("memcpy and payload check"), withCuda);
     }
-
-    private static final HostCalibration.Ceilings NO_SUSTAINED = new HostCalibration.Ceilings(2e9, 3e9, null);
 
     private static DeviceProfile profile(DeviceProfile preset, PcieProfile pcie, HostProfile host) {
         return new DeviceProfile("t", preset.nvme(), pcie, preset.gpu(), host);

@@ -1,4 +1,4 @@
-package tierlab.bench.calibration;
+package tierlab.experiments.calibration;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -33,11 +33,11 @@ import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
+import tierlab.model.util.SeedTree;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.GpuProfile;
 import tierlab.sim.device.HostProfile;
-import tierlab.model.util.SeedTree;
 import tierlab.workload.LongPrefillPasses;
 import tierlab.workload.LongPrefillSettings;
 

@@ -1,4 +1,4 @@
-package tierlab.bench.calibration;
+package tierlab.experiments.calibration;
 
 import java.util.List;
 import org.apache.commons.math3.stat.regression.SimpleRegression;

@@ -1,6 +1,7 @@
-package tierlab.experiments.run;
+package tierlab.experiments.calibration;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -13,30 +14,41 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import tierlab.bench.calibration.PcieSweep;
 import tierlab.experiments.AtomicOutputDirectory;
 import tierlab.experiments.CommandException;
-import tierlab.experiments.calibration.CalibrationExperiment;
-import tierlab.experiments.calibration.CalibrationSettings;
-import tierlab.experiments.calibration.CalibrationSummary;
-import tierlab.experiments.calibration.PcieCalibration;
+import tierlab.experiments.ExitCleanup;
 import tierlab.sim.device.NvmeProfile;
 
 /**
- * {@code kind: calibration} (E5): measures the drive under the output folder with the live engine,
- * fits the simulator's NVMe model to it, and writes the calibration's tables, charts and fitted
- * profile together with {@code report.md} and {@code run.json}, all at once into {@code out/NAME/}.
- * Measurements are of this machine at this moment, so a re-run gives other numbers (the report
- * says how far apart two runs were).
+ * {@code kind: calibration} (E5) as {@code tierlab run} runs it: measures the drive under the
+ * output folder with the live engine, fits the simulator's NVMe model to it ({@link Calibration}),
+ * and writes the calibration's tables, charts and fitted profile together with {@code report.md}
+ * and {@code run.json}, all at once into {@code out/NAME/}. Measurements are of this machine at this
+ * moment, so a re-run gives other numbers (the report says how far apart two runs were).
  */
-final class CalibrationRun {
+public final class CalibrationRun {
+
+    /** The runner's report and run record, named as every {@code tierlab run} names them. */
+    public static final String REPORT = "report.md";
+    public static final String RUN_INFO = "run.json";
+
+    /**
+     * The experiment file as the runner read it: what the report and the run record repeat.
+     *
+     * @param section    the file's {@code calibration:} section, or null for every default
+     * @param seeds      the file's seeds (the first seeds the offsets), or null
+     * @param discussion the file's {@code reference.discussion}, or null
+     * @param gitCommit  the commit tierlab runs from
+     */
+    public record Experiment(String name, Path file, String fileSha256, String description, String discussion,
+                             CalibrationSection section, List<Long> seeds, String gitCommit) {}
 
     private CalibrationRun() {
     }
 
     /** Validates the section into settings; the test file sits in {@code scratch}. */
-    static CalibrationSettings settings(ExperimentLoader.Experiment experiment, Path scratch) {
-        ExperimentFile.CalibrationSection section = experiment.spec().calibration();
+    static CalibrationSettings settings(Experiment experiment, Path scratch) {
+        CalibrationSection section = experiment.section();
         CalibrationSettings defaults = CalibrationSettings.defaults(scratch.resolve("calibration.bin"));
         if (section == null) {
             return defaults.withProfileName(experiment.name() + "-fitted");
@@ -58,27 +70,27 @@ final class CalibrationRun {
                     section.backend() == null ? defaults.backend() : section.backend(),
                     section.baseProfile() == null ? defaults.baseProfile() : section.baseProfile(),
                     experiment.name() + "-fitted", true,
-                    experiment.spec().seeds() == null || experiment.spec().seeds().isEmpty() ? defaults.seed()
-                            : experiment.spec().seeds().getFirst());
+                    experiment.seeds() == null || experiment.seeds().isEmpty() ? defaults.seed() : experiment.seeds().getFirst());
         } catch (IllegalArgumentException e) {
             throw new CommandException(experiment.file() + ": " + e.getMessage(), e);
         }
     }
 
     /** The PCIe sweep's settings, or null when the file sets {@code calibration.pcie: false}. */
-    static PcieSweep.Settings pcieSettings(ExperimentLoader.Experiment experiment) {
-        ExperimentFile.CalibrationSection section = experiment.spec().calibration();
+    static PcieSweep.Settings pcieSettings(Experiment experiment) {
+        CalibrationSection section = experiment.section();
         return section != null && Boolean.FALSE.equals(section.pcie()) ? null : PcieSweep.Settings.defaults();
     }
 
-    static Set<String> ownedFiles() {
+    public static Set<String> ownedFiles() {
         Set<String> owned = new LinkedHashSet<>(CalibrationSummary.FILES);
-        owned.add(RunCommand.REPORT);
-        owned.add(RunCommand.RUN_INFO);
+        owned.add(REPORT);
+        owned.add(RUN_INFO);
         return owned;
     }
 
-    static int run(ExperimentLoader.Experiment experiment, Path target, String command, boolean quiet, PrintWriter stdout) {
+    /** Runs E5 into {@code target}; 0 when everything was written, a CommandException (one line) when not. */
+    public static int run(Experiment experiment, Path target, String command, boolean quiet, PrintWriter stdout) {
         Path scratch = target.toAbsolutePath().normalize().getParent().resolve("." + experiment.name() + ".scratch");
         CalibrationSettings settings = settings(experiment, scratch);
         Set<String> owned = ownedFiles();
@@ -92,7 +104,7 @@ final class CalibrationRun {
         long startNs = System.nanoTime();
         CalibrationSummary[] summary = new CalibrationSummary[1];
         // SIGINT or SIGTERM during the measurements: the test file (up to GiBs) goes too.
-        tierlab.experiments.ExitCleanup.Registration testFile = tierlab.experiments.ExitCleanup.register(() -> {
+        ExitCleanup.Registration testFile = ExitCleanup.register(() -> {
             try {
                 Files.deleteIfExists(settings.file());
                 Files.deleteIfExists(scratch);
@@ -116,9 +128,9 @@ final class CalibrationRun {
                 double wallSeconds = (System.nanoTime() - startNs) / 1e9;
                 // The profile's path as the output folder will have it, not the temporary folder's.
                 CalibrationSummary placed = summary[0];
-                Files.writeString(folder.resolve(RunCommand.REPORT), report(experiment, placed, target, command, wallSeconds),
+                Files.writeString(folder.resolve(REPORT), report(experiment, placed, target, command, wallSeconds),
                         StandardCharsets.UTF_8);
-                Files.writeString(folder.resolve(RunCommand.RUN_INFO), ResultFiles.json(runJson(experiment, settings,
+                Files.writeString(folder.resolve(RUN_INFO), json(runJson(experiment, settings,
                         placed, command, wallSeconds, startedAt)), StandardCharsets.UTF_8);
             });
         } finally {
@@ -130,23 +142,23 @@ final class CalibrationRun {
         if (!summary[0].chartFailures().isEmpty()) {
             // The profile and the tables are written; the exit code tells a script that charts are missing.
             throw new CommandException(String.join("; ", summary[0].chartFailures()) + " (every table and the fitted profile"
-                    + " were written; see " + target.resolve(RunCommand.REPORT) + ")");
+                    + " were written; see " + target.resolve(REPORT) + ")");
         }
         return 0;
     }
 
-    private static String report(ExperimentLoader.Experiment experiment, CalibrationSummary s, Path target, String command,
+    private static String report(Experiment experiment, CalibrationSummary s, Path target, String command,
                                  double wallSeconds) {
         NvmeProfile nvme = s.nvme();
         StringBuilder md = new StringBuilder("# ").append(experiment.name()).append("\n\n");
-        if (experiment.spec().description() != null) {
-            md.append(experiment.spec().description().strip()).append("\n\n");
+        if (experiment.description() != null) {
+            md.append(experiment.description().strip()).append("\n\n");
         }
         md.append("## How to reproduce\n\n```sh\n").append(command).append("\n```\n\n");
         md.append(String.format(Locale.ROOT, "%d grid points, %d measured runs through `%s` (%s), %.0f s of measuring,"
                         + " %.0f s in all; tierlab commit `%s`. A measurement is of this machine at this moment: a"
                         + " re-run gives other numbers.%n%n", s.points(), s.runs(), s.backend(), s.backendStatus(),
-                s.sweepWallSeconds(), wallSeconds, RunInfo.currentGitCommit()));
+                s.sweepWallSeconds(), wallSeconds, experiment.gitCommit()));
         md.append("## The fitted profile\n\n`").append(target.resolve(CalibrationExperiment.PROFILE_YAML))
                 .append("` is a device profile: an experiment names it with `device: <path relative to the experiment file>`.\n\n");
         md.append("| NVMe term | reads | writes |\n|---|---:|---:|\n");
@@ -164,8 +176,8 @@ final class CalibrationRun {
                 100 * s.medianThroughputRelativeError(), 100 * s.medianReadThroughputRelativeError(),
                 100 * s.medianWriteThroughputRelativeError(), 100 * s.maxThroughputRelativeError(),
                 100 * s.medianLatencyRelativeError(), 100 * s.channelOnlyMedianThroughputRelativeError()));
-        if (experiment.spec().reference() != null && experiment.spec().reference().discussion() != null) {
-            md.append(experiment.spec().reference().discussion().strip()).append("\n\n");
+        if (experiment.discussion() != null) {
+            md.append(experiment.discussion().strip()).append("\n\n");
         }
         md.append(PcieCalibration.reportSection(s.pcie(), s.pcieProfile(), s.chartFailures()));
         md.append("## Charts\n\n");
@@ -186,7 +198,7 @@ final class CalibrationRun {
         return bytesPerSecond <= 0 ? "none" : String.format(Locale.ROOT, "%,.0f", bytesPerSecond / 1e6);
     }
 
-    private static ObjectNode runJson(ExperimentLoader.Experiment experiment, CalibrationSettings settings,
+    private static ObjectNode runJson(Experiment experiment, CalibrationSettings settings,
                                       CalibrationSummary summary, String command, double wallSeconds, Instant startedAt) {
         ObjectNode root = new ObjectMapper().createObjectNode();
         root.put("name", experiment.name());
@@ -194,7 +206,7 @@ final class CalibrationRun {
         root.put("file", experiment.file().toString());
         root.put("fileSha256", experiment.fileSha256());
         root.put("command", command);
-        root.put("gitCommit", RunInfo.currentGitCommit());
+        root.put("gitCommit", experiment.gitCommit());
         root.put("seed", settings.seed());
         root.put("backend", summary.backend());
         root.put("backendStatus", summary.backendStatus());
@@ -210,5 +222,13 @@ final class CalibrationRun {
         List<String> files = new ArrayList<>(ownedFiles());
         root.putPOJO("files", files);
         return root;
+    }
+
+    private static String json(ObjectNode node) {
+        try {
+            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(node) + "\n";
+        } catch (IOException e) {
+            throw new IllegalStateException("a tree of plain values always serialises", e);
+        }
     }
 }

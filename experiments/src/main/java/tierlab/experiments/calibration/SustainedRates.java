@@ -1,4 +1,4 @@
-package tierlab.bench.calibration;
+package tierlab.experiments.calibration;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package tierlab.bench.calibration;
+package tierlab.experiments.calibration;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,7 +14,8 @@ import tierlab.model.geometry.BlockKey;
 
 /**
  * {@code tierlab bench pcie}: finds the GPU, checks that a block survives a host→device→host round
- * trip byte for byte, runs the {@link PcieSweep}, fits the PCIe model ({@link PcieFit}) and writes
+ * trip byte for byte, runs the calibration's PCIe part ({@link Calibration#pcie}: the {@link PcieSweep}
+ * and its {@link PcieFit}) and writes
  * {@code pcie.csv} and {@code pcie.md} to the output folder. Without CUDA it says why in one line
  * and exits 1.
  */
@@ -26,50 +27,54 @@ public final class PcieBench {
     public static int run(PcieSweep.Settings settings, Path outputFolder, PrintWriter out, PrintWriter err) {
         CudaDevice device = CudaDevice.probe();
         if (!device.available()) {
-            err.println("tierlab: PCIe not measured: " + device.description());
-            err.flush();
-            return 1;
+            return fail(err, "PCIe not measured: " + device.description());
         }
-        CudaApi api = device.api().orElseThrow();
         out.println("CUDA device: " + device.description());
         try {
-            out.println(roundTrip(api, device.device()));
-            out.println("sweep (" + settings.repeats() + " repeat" + (settings.repeats() == 1 ? "" : "s")
-                    + ", medians; first repeat shown):");
-            List<PcieSweep.Point> points = new PcieSweep(api, device.device(), settings).run(line -> {
-                out.println(line);
-                out.flush();
-            });
-            String md = "# PCIe sweep\n\nCUDA device: " + device.description() + "\n\n" + PcieTables.markdown(points);
-            try {
-                PcieFit.Fit fit = PcieFit.fit(points);
-                String h2d = PcieTables.fitLine("H2D", fit.hostToDevice());
-                String d2h = PcieTables.fitLine("D2H", fit.deviceToHost());
-                out.println("fit " + h2d);
-                out.println("fit " + d2h);
-                md += "Fitted PCIe model (latency + bytes / bandwidth per copy, one FIFO engine per direction):\n\n- "
-                        + h2d + "\n- " + d2h + "\n";
-            } catch (IllegalArgumentException e) {
-                out.println("no fit: " + e.getMessage());
-                md += "No fit: " + e.getMessage() + "\n";
-            }
-            out.println();
-            out.print(PcieTables.markdown(points));
+            out.println(roundTrip(device.api().orElseThrow(), device.device()));
+        } catch (CudaException | IllegalStateException e) {
+            return fail(err, "bench pcie: " + e.getMessage());
+        }
+        out.println("sweep (" + settings.repeats() + " repeat" + (settings.repeats() == 1 ? "" : "s")
+                + ", medians; first repeat shown):");
+        PcieCalibration.Outcome outcome = Calibration.pcie(device, settings, line -> {
+            out.println(line);
+            out.flush();
+        });
+        if (!(outcome instanceof PcieCalibration.Measured measured)) {
+            return fail(err, "bench pcie: " + ((PcieCalibration.NotMeasured) outcome).reason());
+        }
+        List<PcieSweep.Point> points = measured.points();
+        String md = "# PCIe sweep\n\nCUDA device: " + device.description() + "\n\n" + PcieTables.markdown(points);
+        if (measured.fit() != null) {
+            String h2d = PcieTables.fitLine("H2D", measured.fit().hostToDevice());
+            String d2h = PcieTables.fitLine("D2H", measured.fit().deviceToHost());
+            out.println("fit " + h2d);
+            out.println("fit " + d2h);
+            md += "Fitted PCIe model (latency + bytes / bandwidth per copy, one FIFO engine per direction):\n\n- "
+                    + h2d + "\n- " + d2h + "\n";
+        } else {
+            out.println("no fit: " + measured.fitFailure());
+            md += "No fit: " + measured.fitFailure() + "\n";
+        }
+        out.println();
+        out.print(PcieTables.markdown(points));
+        try {
             java.nio.file.Files.createDirectories(outputFolder);
             AtomicFiles.writeString(outputFolder.resolve("pcie.csv"), PcieTables.csv(points));
             AtomicFiles.writeString(outputFolder.resolve("pcie.md"), md);
-            out.println("wrote " + outputFolder.resolve("pcie.md") + " and pcie.csv");
-            out.flush();
-            return 0;
-        } catch (CudaException | IllegalStateException e) {
-            err.println("tierlab: bench pcie: " + e.getMessage());
-            err.flush();
-            return 1;
         } catch (IOException e) {
-            err.println("tierlab: bench pcie: cannot write to " + outputFolder + ": " + e.getMessage());
-            err.flush();
-            return 1;
+            return fail(err, "bench pcie: cannot write to " + outputFolder + ": " + e.getMessage());
         }
+        out.println("wrote " + outputFolder.resolve("pcie.md") + " and pcie.csv");
+        out.flush();
+        return 0;
+    }
+
+    private static int fail(PrintWriter err, String line) {
+        err.println("tierlab: " + line);
+        err.flush();
+        return 1;
     }
 
     /**

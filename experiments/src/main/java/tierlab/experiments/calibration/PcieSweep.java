@@ -1,4 +1,4 @@
-package tierlab.bench.calibration;
+package tierlab.experiments.calibration;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

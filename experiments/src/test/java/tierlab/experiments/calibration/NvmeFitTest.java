@@ -1,4 +1,4 @@
-package tierlab.bench.calibration;
+package tierlab.experiments.calibration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package tierlab.bench.calibration;
+package tierlab.experiments.calibration;
 
 import java.util.ArrayList;
 import java.util.Comparator;

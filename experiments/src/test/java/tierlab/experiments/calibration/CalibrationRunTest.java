@@ -1,4 +1,4 @@
-package tierlab.experiments.run;
+package tierlab.experiments.calibration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,8 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tech.tablesaw.api.Table;
 import tierlab.engine.cuda.CudaDevice;
-import tierlab.experiments.calibration.CalibrationExperiment;
-import tierlab.experiments.calibration.PcieCalibration;
+import tierlab.experiments.cli.Main;
 import tierlab.hunt.testkit.CommandRun;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.PcieProfile;
@@ -34,7 +33,7 @@ class CalibrationRunTest {
                 """);
         // The output sits in the build folder: the test file beside it needs O_DIRECT, which tmpfs refuses.
         Path out = Path.of("target", "calibration-run-test", "cal");
-        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", out.toString(), "-q");
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "run", file.toString(), "--out", out.toString(), "-q");
         assertEquals(0, run.exitCode(), run.err() + run.out());
         DeviceProfile preset = DeviceProfile.preset("qwen3-8b-h100");
         CudaDevice gpu = CudaDevice.probe();
@@ -74,7 +73,7 @@ class CalibrationRunTest {
                 workload: {type: long-prefill, prompts: 4, promptTokens: 400}
                 store: {l1CapacityGiB: 0.1, l2CapacityGiB: 1}
                 """.formatted(out.resolve(CalibrationExperiment.PROFILE_YAML).toAbsolutePath()));
-        CommandRun second = RunCommandTest.run("run", experiment.toString(), "--out",
+        CommandRun second = CommandRun.of(Main.newCommandLine(), "run", experiment.toString(), "--out",
                 folder.resolve("out/uses").toString(), "-q");
         assertEquals(0, second.exitCode(), second.err());
     }
@@ -87,7 +86,7 @@ class CalibrationRunTest {
                 kind: calibration
                 calibration: {accesses: [randomread]}
                 """);
-        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out/cal").toString());
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "run", file.toString(), "--out", folder.resolve("out/cal").toString());
         assertEquals(1, run.exitCode());
         assertTrue(run.err().contains("calibration.accesses") && run.err().contains("randomread"), run.err());
         assertFalse(Files.exists(folder.resolve("out")));

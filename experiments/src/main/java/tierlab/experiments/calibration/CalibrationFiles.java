@@ -1,0 +1,202 @@
+package tierlab.experiments.calibration;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import tech.tablesaw.api.DoubleColumn;
+import tech.tablesaw.api.IntColumn;
+import tech.tablesaw.api.LongColumn;
+import tech.tablesaw.api.StringColumn;
+import tech.tablesaw.api.Table;
+import tierlab.engine.persist.AtomicFiles;
+import tierlab.experiments.ChartFiles;
+
+/**
+ * Writes an E5 calibration's files from its {@link Calibration.Result}: the fitted profile with a
+ * header saying where each number came from, the points and runs tables, the summary JSON, then the
+ * charts. Files are written one by one, each beside its final name and then renamed, so no reader
+ * sees half a file; the directory may hold other files (a runner's report, say), which are left alone.
+ */
+final class CalibrationFiles {
+
+    private CalibrationFiles() {
+    }
+
+    /**
+     * Writes every file into {@code outputDirectory}; the profile and the tables first, the charts
+     * last and each on its own, so a chart that fails (named in the summary) never costs them.
+     */
+    static CalibrationSummary write(Path outputDirectory, Calibration.Result calibration, ChartFiles.Writer charts)
+            throws IOException {
+        Files.createDirectories(outputDirectory);
+        Path profileFile = outputDirectory.resolve(CalibrationExperiment.PROFILE_YAML);
+        CalibrationSummary summary = new CalibrationSummary(outputDirectory, profileFile, calibration, List.of());
+        FittedProfiles.save(calibration.profile(), profileFile, profileHeader(summary));
+        List<CalibrationPoint> points = calibration.nvme().points();
+        AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
+        AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.RUNS_CSV),
+                file -> runsTable(calibration.sweep().runs()).write().csv(file.toFile()));
+        AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.SUMMARY_JSON), file -> Files.writeString(file, summaryJson(summary)));
+        List<String> chartFailures = new ArrayList<>(PcieCalibration.write(outputDirectory, calibration.pcie(), charts));
+        chartFailures.addAll(0, CalibrationCharts.writeAll(outputDirectory, points, " (" + summary.backend() + ")", charts));
+        return new CalibrationSummary(outputDirectory, profileFile, calibration, chartFailures);
+    }
+
+    static Table pointsTable(List<CalibrationPoint> points) {
+        StringColumn access = StringColumn.create("access");
+        IntColumn blockBytes = IntColumn.create("block_bytes");
+        IntColumn queueDepth = IntColumn.create("queue_depth");
+        IntColumn repeats = IntColumn.create("repeats");
+        DoubleColumn iops = DoubleColumn.create("measured_iops");
+        DoubleColumn mbs = DoubleColumn.create("measured_mb_s");
+        DoubleColumn mean = DoubleColumn.create("measured_latency_mean_us");
+        DoubleColumn p50 = DoubleColumn.create("measured_latency_p50_us");
+        DoubleColumn p99 = DoubleColumn.create("measured_latency_p99_us");
+        DoubleColumn enters = DoubleColumn.create("io_uring_enter_per_op");
+        DoubleColumn modelIops = DoubleColumn.create("model_iops");
+        DoubleColumn modelMbs = DoubleColumn.create("model_mb_s");
+        DoubleColumn modelMean = DoubleColumn.create("model_latency_mean_us");
+        DoubleColumn modelP99 = DoubleColumn.create("model_latency_p99_us");
+        DoubleColumn throughputError = DoubleColumn.create("throughput_relative_error");
+        DoubleColumn latencyError = DoubleColumn.create("latency_relative_error");
+        for (CalibrationPoint p : points) {
+            MeasuredPoint m = p.measured();
+            access.append(m.benchCase().access().fioRw());
+            blockBytes.append(m.benchCase().blockBytes());
+            queueDepth.append(m.benchCase().queueDepth());
+            repeats.append(p.repeats());
+            iops.append(m.iops());
+            mbs.append(m.megabytesPerSecond());
+            mean.append(m.meanLatencyNs() / 1e3);
+            p50.append(m.p50LatencyNs() / 1e3);
+            p99.append(m.p99LatencyNs() / 1e3);
+            enters.append(m.enterCallsPerOp());
+            modelIops.append(p.model().iops());
+            modelMbs.append(p.model().bytesPerSecond() / 1e6);
+            modelMean.append(p.model().meanLatencyNs() / 1e3);
+            modelP99.append(p.model().p99LatencyNs() / 1e3);
+            throughputError.append(p.throughputRelativeError());
+            latencyError.append(p.latencyRelativeError());
+        }
+        return Table.create("calibration-points", access, blockBytes, queueDepth, repeats, iops, mbs, mean, p50, p99, enters,
+                modelIops, modelMbs, modelMean, modelP99, throughputError, latencyError);
+    }
+
+    static Table runsTable(List<MeasuredPoint> runs) {
+        StringColumn access = StringColumn.create("access");
+        IntColumn blockBytes = IntColumn.create("block_bytes");
+        IntColumn queueDepth = IntColumn.create("queue_depth");
+        IntColumn repeat = IntColumn.create("repeat");
+        IntColumn order = IntColumn.create("order");
+        LongColumn ops = LongColumn.create("ops");
+        DoubleColumn seconds = DoubleColumn.create("elapsed_s");
+        DoubleColumn iops = DoubleColumn.create("iops");
+        DoubleColumn mbs = DoubleColumn.create("mb_s");
+        DoubleColumn mean = DoubleColumn.create("latency_mean_us");
+        DoubleColumn p50 = DoubleColumn.create("latency_p50_us");
+        DoubleColumn p99 = DoubleColumn.create("latency_p99_us");
+        LongColumn enters = LongColumn.create("io_uring_enter_calls");
+        int index = 0;
+        for (MeasuredPoint m : runs) {
+            access.append(m.benchCase().access().fioRw());
+            blockBytes.append(m.benchCase().blockBytes());
+            queueDepth.append(m.benchCase().queueDepth());
+            repeat.append(m.repeat());
+            order.append(index++);
+            ops.append(m.ops());
+            seconds.append(m.elapsedNs() / 1e9);
+            iops.append(m.iops());
+            mbs.append(m.megabytesPerSecond());
+            mean.append(m.meanLatencyNs() / 1e3);
+            p50.append(m.p50LatencyNs() / 1e3);
+            p99.append(m.p99LatencyNs() / 1e3);
+            enters.append(m.enterCalls());
+        }
+        return Table.create("calibration-runs", access, blockBytes, queueDepth, repeat, order, ops, seconds, iops, mbs, mean,
+                p50, p99, enters);
+    }
+
+    private static String profileHeader(CalibrationSummary s) {
+        CalibrationSettings settings = s.calibration().plan().grid();
+        NvmeFit.ClosedLoopFit fit = s.fit();
+        return String.format(Locale.ROOT, """
+                Fitted by tierlab's calibration experiment (E5) on %s, kernel %s, %s.
+                Measured: %d points x %d repeat(s), %.2f s each, on %s (%s), %s.
+                Closed-loop fit: %d channel(s); reads %d ns + bytes / %.0f MB/s per channel, device ceiling %s
+                (rms log error %.3f); writes %d ns + bytes / %.0f MB/s per channel, device ceiling %s (rms log error %.3f).
+                Model vs measurement, throughput: median relative error %.1f%% (reads %.1f%%, writes %.1f%%), worst %.1f%%;
+                the channel model without ceilings: %.1f%%.
+                Base profile for GPU and host: %s.
+                %s (pcie.source says where the PCIe figures come from).""",
+                CalibrationSettings.hostName(), System.getProperty("os.version"),
+                ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME), s.points(), settings.repeats(),
+                settings.secondsPerPoint(), settings.file(), humanBytes(settings.fileBytes()), s.backendStatus(),
+                fit.channels(), fit.read().baseLatencyNs(), fit.read().bytesPerSecondPerChannel() / 1e6,
+                ceiling(fit.read().maxBytesPerSecond()), fit.read().rmsLogError(), fit.write().baseLatencyNs(),
+                fit.write().bytesPerSecondPerChannel() / 1e6, ceiling(fit.write().maxBytesPerSecond()), fit.write().rmsLogError(),
+                100 * s.medianThroughputRelativeError(), 100 * s.medianReadThroughputRelativeError(),
+                100 * s.medianWriteThroughputRelativeError(), 100 * s.maxThroughputRelativeError(),
+                100 * s.channelOnlyMedianThroughputRelativeError(), settings.baseProfile(), PcieCalibration.describe(s.pcie()));
+    }
+
+    static String ceiling(double bytesPerSecond) {
+        return bytesPerSecond > 0 ? String.format(Locale.ROOT, "%.0f MB/s", bytesPerSecond / 1e6) : "none";
+    }
+
+    private static String summaryJson(CalibrationSummary s) throws IOException {
+        CalibrationSettings settings = s.calibration().plan().grid();
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = mapper.createObjectNode();
+        root.put("experiment", "calibration");
+        root.put("backend", s.backend());
+        root.put("backend_status", s.backendStatus());
+        root.put("points", s.points());
+        root.put("runs", s.runs());
+        root.put("seconds_per_point", settings.secondsPerPoint());
+        root.put("repeats", settings.repeats());
+        root.put("sweep_wall_seconds", s.sweepWallSeconds());
+        root.put("profile_file", CalibrationExperiment.PROFILE_YAML);
+        root.put("profile_name", settings.profileName());
+        ObjectNode nvme = root.putObject("fitted_nvme");
+        nvme.put("channels", s.nvme().channels());
+        nvme.put("queue_depth", s.nvme().queueDepth());
+        nvme.put("read_base_latency_ns", s.nvme().readBaseLatencyNs());
+        nvme.put("read_bytes_per_second_per_channel", s.nvme().readBytesPerSecondPerChannel());
+        nvme.put("write_base_latency_ns", s.nvme().writeBaseLatencyNs());
+        nvme.put("write_bytes_per_second_per_channel", s.nvme().writeBytesPerSecondPerChannel());
+        nvme.put("max_read_bytes_per_second", s.nvme().maxReadBytesPerSecond());
+        nvme.put("max_write_bytes_per_second", s.nvme().maxWriteBytesPerSecond());
+        ObjectNode error = root.putObject("model_vs_measurement");
+        error.put("median_throughput_relative_error", s.medianThroughputRelativeError());
+        error.put("median_read_throughput_relative_error", s.medianReadThroughputRelativeError());
+        error.put("median_write_throughput_relative_error", s.medianWriteThroughputRelativeError());
+        error.put("max_throughput_relative_error", s.maxThroughputRelativeError());
+        error.put("median_latency_relative_error", s.medianLatencyRelativeError());
+        error.put("channel_model_only_median_throughput_relative_error", s.channelOnlyMedianThroughputRelativeError());
+        error.put("rms_log_throughput_error", s.fit().rmsLogError());
+        ArrayNode byChannels = error.putArray("rms_log_error_by_channels");
+        s.fit().errorByChannels().forEach(byChannels::add);
+        ObjectNode pcie = root.putObject("pcie");
+        pcie.put("measured", s.pcie() instanceof PcieCalibration.Measured);
+        pcie.put("status", PcieCalibration.describe(s.pcie()));
+        pcie.put("h2d_bytes_per_second", s.pcieProfile().h2dBytesPerSecond());
+        pcie.put("h2d_latency_ns", s.pcieProfile().h2dLatencyNs());
+        pcie.put("d2h_bytes_per_second", s.pcieProfile().d2hBytesPerSecond());
+        pcie.put("d2h_latency_ns", s.pcieProfile().d2hLatencyNs());
+        pcie.put("source", s.pcieProfile().source());
+        return mapper.writeValueAsString(root) + "\n";
+    }
+
+    private static String humanBytes(long bytes) {
+        return bytes % (1L << 30) == 0 ? (bytes >> 30) + " GiB" : (bytes >> 20) + " MiB";
+    }
+}
