@@ -26,53 +26,15 @@ import tierlab.model.util.LongMap;
  * returns; nothing blocks. The engine step waits for its loads and its compute as state
  * ({@link StepPhase}), resumed by {@link #onCompletion}. Time is only ever a parameter.
  */
-public final class EngineScheduler implements ServingEngine {
+public final class EngineScheduler extends StepEngine {
 
-    /**
-     * Where the engine's current step is. {@code SAVING} only with {@code saveTiming: in-step}: the
-     * compute is done and the step waits for its saves to be staged before it ends.
-     */
-    public enum StepPhase { IDLE, LOADING, COMPUTING, SAVING }
-
-    private final SchedulerSettings settings;
-    private final TieredStore store;
     /** The R13 ablation, read once: the admission pass asks for it on every request it looks at. */
     private final boolean r13StalePrefetchBound;
-    private final DecisionTrace trace;
     private final ParkedHits parked;
-    private final int blockTokens;
-
-    /** Every request by id, in id order (iterated: crash recovery, invariants, the newest prefetch). */
-    private final TreeMap<Long, EngineRequest> requestsById = new TreeMap<>();
-    /**
-     * The same requests for lookups by id, which every completion and every item of every step does;
-     * never iterated, so its hash order decides nothing.
-     */
-    private final LongMap<EngineRequest> requestIndex = new LongMap<>();
-    private final ArrayDeque<EngineRequest> waiting = new ArrayDeque<>();
-    private final List<EngineRequest> running = new ArrayList<>();
-    private final GpuBlockPool gpuBlocks;
     private final String kind;
-    private final List<RequestOutcome> finished = new ArrayList<>();
-    private final List<IoOp> ownOps = new ArrayList<>();
-
-    private StepPhase stepPhase = StepPhase.IDLE;
-    /**
-     * Something that can let a waiting request in has happened since the last admission pass (an
-     * arrival, a finished step, a store event, a preemption). Without it a pass would only repeat
-     * the last one's lookups, on every I/O completion.
-     */
-    private boolean admissionDirty = true;
-    private long computeTicket = -1;
-    private IoOp.Compute currentCompute;
-    /** Reused by every step; its {@code itemRequests} are the requests of {@link #currentCompute}'s items. */
-    private final EngineRequests.StepBuffers stepBuffers = new EngineRequests.StepBuffers();
-    private final List<EngineRequest> stepLoads = new ArrayList<>();
     private final PrefetchWindow prefetches;
-    private long stepIndex;
     private long deferralCount;
     private long preemptionCount;
-    private long computedPromptTokens;
     private final PrefetchRetryBound retryBound = new PrefetchRetryBound();
     /** With {@code saveTiming: in-step}: the step whose compute is done, waiting for its saves (null otherwise). */
     private HeldStep heldStep;
@@ -85,12 +47,8 @@ public final class EngineScheduler implements ServingEngine {
 
     /** The same step loop over another GPU block pool ({@code vllm-v1}: the prefix-caching one), registered as {@code kind}. */
     EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace, String kind, GpuBlockPool pool) {
-        this.settings = settings;
-        this.store = store;
-        this.trace = trace;
+        super(settings, store, trace, pool, false);
         this.parked = new ParkedHits(store);
-        this.blockTokens = store.settings().geometry().blockTokens();
-        this.gpuBlocks = pool;
         this.kind = kind;
         this.r13StalePrefetchBound = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND);
         this.prefetches = new PrefetchWindow(store, trace, pool, blockTokens, retryBound, settings.prefetchStop(), new PrefetchWindow.Owner() {
@@ -106,39 +64,10 @@ public final class EngineScheduler implements ServingEngine {
         });
     }
 
-    /** A request arrives now. */
-    public void submit(RequestSpec spec, long nowNs) {
-        if (requestsById.containsKey(spec.requestId())) {
-            throw new IllegalArgumentException("request " + spec.requestId() + " submitted twice");
-        }
-        EngineRequest.checkChainCoversPrompt(spec, blockTokens);
-        long blocksNeeded = Math.ceilDiv(spec.promptTokens() + spec.outputTokens(), blockTokens);
-        if (blocksNeeded > settings.gpuKvBlocks()) {
-            throw new IllegalArgumentException("request " + spec.requestId() + " needs " + blocksNeeded
-                    + " GPU blocks but gpuKvBlocks is " + settings.gpuKvBlocks());
-        }
-        EngineRequest request = new EngineRequest(spec);
-        requestsById.put(spec.requestId(), request);
-        requestIndex.put(spec.requestId(), request);
-        waiting.addLast(request);
-        admissionDirty = true;
-        trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
-    }
-
-    /** Routes a completion: compute tickets are the engine's, everything else the store's. */
-    public void onCompletion(IoCompletion completion, long nowNs) {
-        if (completion.ticket() == computeTicket) {
-            finishCompute(nowNs);
-        } else {
-            store.onCompletion(completion, nowNs);
-        }
-        handleStoreEvents(nowNs);
-    }
-
     /** Does everything that can be done now: store events, admission, and the next engine step. */
     public void tick(long nowNs) {
         handleStoreEvents(nowNs);
-        if (stepPhase == StepPhase.SAVING && heldStep.mayEnd(requestIndex, store)) {
+        if (stepPhase == StepPhase.SAVING && heldStep.mayEnd(requests.index(), store)) {
             endHeldStep(nowNs);
         }
         if (stepPhase == StepPhase.IDLE) {
@@ -153,30 +82,12 @@ public final class EngineScheduler implements ServingEngine {
         handleStoreEvents(nowNs);
     }
 
-    /** Operations to perform: the store's and the engine's compute steps. */
-    public List<IoOp> drainOps() {
-        return EngineRequests.drain(store.drainOps(), ownOps);
-    }
-
-
+    // ------------------------------------------------------------------------------------------
+    // Store events
     // ------------------------------------------------------------------------------------------
 
-    private void handleStoreEvents(long nowNs) {
-        List<StoreEvent> events = store.drainEvents();
-        // Indexed: runs after every completion, and an iterator per call is garbage for nothing.
-        for (int i = 0; i < events.size(); i++) {
-            StoreEvent event = events.get(i);
-            admissionDirty = true;
-            EngineRequest request = requestIndex.get(event.requestId());
-            switch (event) {
-                case StoreEvent.AcquireDone done -> onAcquireDone(request, done.succeeded(), nowNs);
-                case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
-                case StoreEvent.SaveStaged staged -> onSaveStaged(event.requestId(), staged.cancelled(), nowNs);
-            }
-        }
-    }
-
-    private void onAcquireDone(EngineRequest request, boolean succeeded, long nowNs) {
+    @Override
+    void onAcquireDone(EngineRequest request, boolean succeeded, long nowNs) {
         if (request == null || !request.acquiring) {
             return;
         }
@@ -199,26 +110,19 @@ public final class EngineScheduler implements ServingEngine {
         }
     }
 
-    private void onLoadDone(EngineRequest request, boolean succeeded, long nowNs) {
-        if (request == null || !request.loading) {
-            return;
-        }
-        request.loading = false;
-        request.needsLoad = false;
+    @Override
+    void loadLanded(EngineRequest request, boolean succeeded, long nowNs) {
         if (succeeded) {
-            request.computedTokens = request.hit.computedTokens() + request.hit.hitTokens();
             gpuBlocks.cacheFullBlocks(request, blockTokens);
         } else {
             // Fall back to recompute: the lease goes, the tokens are computed.
             store.releaseLease(request.spec.requestId(), nowNs);
             request.hitReadFailed();
         }
-        trace.record("loaded", request.spec.requestId(), succeeded ? 1 : 0, request.computedTokens);
-        stepLoads.remove(request);
-        maybeCompute(nowNs);
     }
 
-    private void onSaveStaged(long requestId, boolean cancelled, long nowNs) {
+    @Override
+    void onSaveStaged(long requestId, boolean cancelled, long nowNs) {
         if (cancelled) {
             // A save cancelled by a preemption finished copying: the old blocks are free once no cancelled
             // copy of this request reads them. It is not the current incarnation's save.
@@ -227,7 +131,7 @@ public final class EngineScheduler implements ServingEngine {
             }
             return;
         }
-        EngineRequest request = requestIndex.get(requestId);
+        EngineRequest request = requests.get(requestId);
         if (request != null && request.saveQueued) {
             request.saveStaged = true;
             maybeFinish(request, nowNs);
@@ -413,60 +317,28 @@ public final class EngineScheduler implements ServingEngine {
     // The engine step
     // ------------------------------------------------------------------------------------------
 
-    private void startStep(long nowNs) {
-        if (running.isEmpty()) {
+    @Override
+    void startStepLoad(EngineRequest request, long nowNs) {
+        if (store.hasLease(request.spec.requestId())) {
+            startLoad(request, nowNs);
             return;
         }
-        stepLoads.clear();
-        for (EngineRequest request : running) {
-            if (request.needsLoad && !request.loading && !request.acquiring) {
-                stepLoads.add(request);
+        // Prefetch off: read the L2 misses now, stalling this step.
+        TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), request.hit, nowNs);
+        switch (outcome) {
+            case READY -> startLoad(request, nowNs);
+            case PROMOTING -> request.acquiring = true;
+            case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
+                // No lease to be had now: compute instead of waiting on other requests' leases.
+                request.needsLoad = false;
+                request.admittedHitTokens = 0;
+                stepLoads.remove(request);
             }
         }
-        stepPhase = StepPhase.LOADING;
-        for (EngineRequest request : new ArrayList<>(stepLoads)) {
-            if (store.hasLease(request.spec.requestId())) {
-                startLoad(request, nowNs);
-            } else {
-                // Prefetch off: read the L2 misses now, stalling this step.
-                TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), request.hit, nowNs);
-                switch (outcome) {
-                    case READY -> startLoad(request, nowNs);
-                    case PROMOTING -> request.acquiring = true;
-                    case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
-                        // No lease to be had now: compute instead of waiting on other requests' leases.
-                        request.needsLoad = false;
-                        request.admittedHitTokens = 0;
-                        stepLoads.remove(request);
-                    }
-                }
-            }
-        }
-        maybeCompute(nowNs);
     }
 
-    private void startLoad(EngineRequest request, long nowNs) {
-        EngineRequests.startLoad(request, store, stepLoads, false, nowNs);
-    }
-
-    /** Once every load of the step has landed, run the forward pass over the batch. */
-    private void maybeCompute(long nowNs) {
-        if (stepPhase != StepPhase.LOADING || !stepLoads.isEmpty()) {
-            return;
-        }
-        // Decode first: one token each, growing the KV by a block when needed (preempting if none is free).
-        List<IoOp.ComputeItem> items = EngineRequests.stepItems(running, settings.maxBatchedTokens(), blockTokens,
-                request -> growOrPreempt(request, nowNs), stepBuffers);
-        if (items.isEmpty()) {
-            stepPhase = StepPhase.IDLE;
-            return;
-        }
-        currentCompute = EngineRequests.newStep(store, stepIndex++, items, ownOps, trace);
-        computeTicket = currentCompute.ticket();
-        stepPhase = StepPhase.COMPUTING;
-    }
-
-    private boolean growOrPreempt(EngineRequest request, long nowNs) {
+    @Override
+    boolean grow(EngineRequest request, long nowNs) {
         // A prefetch holding GPU blocks gives them back before any running request is preempted; otherwise
         // a lone running request preempts itself and the two can take turns forever.
         while (gpuBlocks.noneFree() && cancelNewestPrefetch(nowNs)) {
@@ -511,7 +383,7 @@ public final class EngineScheduler implements ServingEngine {
 
     /** Cancels the newest prefetch: its lease (and so its promotions) go, its blocks are freed, it waits again. */
     private boolean cancelNewestPrefetch(long nowNs) {
-        return prefetches.cancelNewest(requestsById.descendingMap().values(), nowNs);
+        return prefetches.cancelNewest(requests.newestFirst(), nowNs);
     }
 
     /**
@@ -521,12 +393,8 @@ public final class EngineScheduler implements ServingEngine {
      * until the copy lands.
      */
     private void preempt(EngineRequest request, long nowNs) {
-        admissionDirty = true;
-        running.remove(request);
-        stepLoads.remove(request);
-        request.preemptions++;
+        resetForRecompute(request, nowNs);
         preemptionCount++;
-        store.releaseLease(request.spec.requestId(), nowNs);
         boolean copying = store.cancelSaves(request.spec.requestId(), nowNs);
         if (copying && !store.settings().has(KnownBug.R10_SAVE_AFTER_PREEMPT)) {
             gpuBlocks.holdForStaging(request.spec.requestId(), request.gpuBlocks);
@@ -534,15 +402,7 @@ public final class EngineScheduler implements ServingEngine {
             gpuBlocks.release(request.gpuBlocks);
         }
         request.gpuBlocks.clear();
-        request.computedTokens = 0;
-        request.outputDone = 0;
-        request.hit = null;
-        request.needsLoad = false;
-        request.loading = false;
-        request.acquiring = false;
-        request.saveQueued = false;
-        request.saveStaged = false;
-        request.phase = EngineRequest.Phase.WAITING;
+        clearProgress(request);
         waitingFrontEpoch++;
         waiting.addFirst(request);
         trace.record("preempt", request.spec.requestId());
@@ -550,7 +410,7 @@ public final class EngineScheduler implements ServingEngine {
 
     /** Preempts a running request by id (a test or fault campaign asks); false if it is not running. */
     public boolean preempt(long requestId, long nowNs) {
-        EngineRequest request = requestIndex.get(requestId);
+        EngineRequest request = requests.get(requestId);
         if (request == null || request.phase != EngineRequest.Phase.RUNNING || request.loading || request.acquiring) {
             return false;
         }
@@ -558,47 +418,24 @@ public final class EngineScheduler implements ServingEngine {
         return true;
     }
 
-    private void finishCompute(long nowNs) {
+    @Override
+    void finishCompute(long nowNs) {
         if (settings.saveTiming() == SaveTiming.IN_STEP) {
             holdStepForSaves(nowNs);
-            return;
+        } else {
+            super.finishCompute(nowNs);
         }
-        IoOp.Compute compute = takeCompute(StepPhase.IDLE);
-        List<IoOp.ComputeItem> items = compute.items();
-        for (int i = 0; i < items.size(); i++) {
-            IoOp.ComputeItem item = items.get(i);
-            EngineRequest request = stepBuffers.itemRequests.get(i);
-            if (request.phase != EngineRequest.Phase.RUNNING) {
-                continue;
-            }
-            if (request.computedTokens < request.promptTokens) {
-                request.computedTokens += item.newTokens();
-                computedPromptTokens += item.newTokens();
-                gpuBlocks.cacheFullBlocks(request, blockTokens);
-                if (request.computedTokens == request.promptTokens) {
-                    // Prefill done: the first output token exists now, and the new KV is saved.
-                    request.outputDone = 1;
-                    if (request.firstTokenNs < 0) {
-                        request.firstTokenNs = nowNs;
-                    }
-                    request.startSave(store, blockTokens, settings.offload(), nowNs);
-                }
-            } else {
-                request.outputDone++;
-            }
-            maybeFinish(request, nowNs);
-        }
-        trace.record("step-done", compute.stepIndex());
     }
 
-    /** The step's compute completed: takes it from the engine and moves to {@code next}; admission looks again. */
-    private IoOp.Compute takeCompute(StepPhase next) {
-        admissionDirty = true;
-        IoOp.Compute compute = currentCompute;
-        currentCompute = null;
-        computeTicket = -1;
-        stepPhase = next;
-        return compute;
+    @Override
+    void prefillComputed(EngineRequest request, long nowNs) {
+        gpuBlocks.cacheFullBlocks(request, blockTokens);
+    }
+
+    /** Prefill done: the new KV is saved. */
+    @Override
+    void prefillDone(EngineRequest request, long nowNs) {
+        request.startSave(store, blockTokens, settings.offload(), nowNs);
     }
 
     /**
@@ -607,10 +444,10 @@ public final class EngineScheduler implements ServingEngine {
      */
     private void holdStepForSaves(long nowNs) {
         IoOp.Compute compute = takeCompute(StepPhase.SAVING);
-        heldStep = HeldStep.hold(compute, requestIndex, gpuBlocks, store, settings.offload(), nowNs);
+        heldStep = HeldStep.hold(compute, requests.index(), gpuBlocks, store, settings.offload(), nowNs);
         computedPromptTokens += heldStep.promptTokensComputed();
-        trace.record("step-saving", compute.stepIndex(), heldStep.savesPending(requestIndex));
-        if (heldStep.mayEnd(requestIndex, store)) {
+        trace.record("step-saving", compute.stepIndex(), heldStep.savesPending(requests.index()));
+        if (heldStep.mayEnd(requests.index(), store)) {
             endHeldStep(nowNs);
         }
     }
@@ -621,24 +458,22 @@ public final class EngineScheduler implements ServingEngine {
         heldStep = null;
         stepPhase = StepPhase.IDLE;
         admissionDirty = true;
-        for (EngineRequest request : step.emitTokens(requestIndex, nowNs)) {
+        for (EngineRequest request : step.emitTokens(requests.index(), nowNs)) {
             maybeFinish(request, nowNs);
         }
         trace.record("step-done", step.stepIndex());
     }
 
-    private void maybeFinish(EngineRequest request, long nowNs) {
-        if (request.phase != EngineRequest.Phase.RUNNING || request.outputDone < request.outputTokens
-                || !request.saveQueued || !request.saveStaged) {
-            return;
-        }
-        running.remove(request);
-        request.phase = EngineRequest.Phase.FINISHED;
-        store.releaseLease(request.requestId, nowNs);
+    /** A request whose output is done leaves once its save is staged. */
+    @Override
+    boolean savesAllowFinish(EngineRequest request) {
+        return request.saveQueued && request.saveStaged;
+    }
+
+    @Override
+    void releaseFinishedBlocks(EngineRequest request) {
         gpuBlocks.release(request.gpuBlocks);
         request.gpuBlocks.clear();
-        finished.add(request.outcome(nowNs));
-        trace.record("finish", request.requestId, nowNs);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -648,43 +483,6 @@ public final class EngineScheduler implements ServingEngine {
     @Override
     public String kind() {
         return kind;
-    }
-
-    public SchedulerSettings settings() {
-        return settings;
-    }
-
-    /** Requests submitted but not finished, in id order: what a restarted engine must serve again. */
-    public List<RequestSpec> unfinished() {
-        List<RequestSpec> specs = new ArrayList<>();
-        for (EngineRequest request : requestsById.values()) {
-            if (request.phase != EngineRequest.Phase.FINISHED) {
-                specs.add(request.spec);
-            }
-        }
-        return specs;
-    }
-
-    public List<RequestOutcome> finished() {
-        return List.copyOf(finished);
-    }
-
-    /** How many requests have finished, without copying them (a closed-loop client asks after every event). */
-    public int finishedCount() {
-        return finished.size();
-    }
-
-    public boolean allFinished() {
-        for (EngineRequest request : requestsById.values()) {
-            if (request.phase != EngineRequest.Phase.FINISHED) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    public StepPhase stepPhase() {
-        return stepPhase;
     }
 
     public int activePrefetches() {
@@ -710,24 +508,11 @@ public final class EngineScheduler implements ServingEngine {
     }
 
     public long preemptions() { return preemptionCount; }
-    public long computedPromptTokens() { return computedPromptTokens; }
-    public int runningCount() { return running.size(); }
-    public int waitingCount() { return waiting.size(); }
     public long freeGpuBlockCount() { return gpuBlocks.freeCount(); }
     public long gpuBlocksEvicted() { return gpuBlocks.evictions(); }
-    public TieredStore store() { return store; }
 
     /** The bound on failed prefetches per request, after which it recomputes (settable for tests). */
     public PrefetchRetryBound retryBound() { return retryBound; }
-
-    /** Finished request ids in ascending order (for tests). */
-    public List<Long> finishedIds() {
-        List<Long> ids = new ArrayList<>();
-        for (RequestOutcome outcome : finished) {
-            ids.add(outcome.requestId());
-        }
-        return ids;
-    }
 
     /**
      * I5 and the scheduler's own bookkeeping, then the store's invariants. Throws
@@ -738,7 +523,7 @@ public final class EngineScheduler implements ServingEngine {
         long heldBlocks = 0;
         long givenUp = 0;
         long givenUpAfterFailures = 0;
-        for (EngineRequest request : requestsById.values()) {
+        for (EngineRequest request : requests.inIdOrder()) {
             if (request.phase == EngineRequest.Phase.PREFETCHING) {
                 prefetching++;
             }
@@ -755,25 +540,12 @@ public final class EngineScheduler implements ServingEngine {
                     + settings.prefetchMaxRequests());
         }
         gpuBlocks.checkInvariants(heldBlocks);
-        HeldStep.check(heldStep, stepPhase == StepPhase.SAVING, settings.saveTiming(), currentCompute != null || computeTicket != -1,
-                requestIndex);
+        HeldStep.check(heldStep, stepPhase == StepPhase.SAVING, settings.saveTiming(), computeInFlight(), requests.index());
         if (running.size() + prefetches.active() > settings.maxNumSeqs()) {
             throw new IllegalStateException("running " + running.size() + " + prefetching " + prefetches.active()
                     + " > maxNumSeqs " + settings.maxNumSeqs());
         }
-        for (Iterator<EngineRequest> it = waiting.iterator(); it.hasNext(); ) {
-            EngineRequest request = it.next();
-            if (request.phase != EngineRequest.Phase.WAITING) {
-                throw new IllegalStateException("request " + request.spec.requestId() + " is queued but " + request.phase);
-            }
-        }
-        for (int i = 0; currentCompute != null && i < currentCompute.items().size(); i++) {
-            long itemRequestId = currentCompute.items().get(i).requestId();
-            if (i >= stepBuffers.itemRequests.size() || stepBuffers.itemRequests.get(i) != requestIndex.get(itemRequestId)) {
-                throw new IllegalStateException("step " + currentCompute.stepIndex() + ": item " + i + " of request "
-                        + itemRequestId + " is not matched by the step's request list");
-            }
-        }
+        checkStepInvariants("");
         store.checkInvariants();
     }
 }

@@ -39,7 +39,7 @@ class AdmissionAndPrefetchTest {
         h.scheduler.tick(h.nowNs);
         h.pending.addAll(h.scheduler.drainOps());
         assertEquals(1, h.scheduler.runningCount(), "admitted at once: no prefetch, no parking");
-        assertEquals(EngineScheduler.StepPhase.LOADING, ((EngineScheduler) h.scheduler).stepPhase());
+        assertEquals(StepEngine.StepPhase.LOADING, ((EngineScheduler) h.scheduler).stepPhase());
         assertEquals(4, h.pending.stream().filter(op -> op instanceof IoOp.L2Read).count());
         assertTrue(h.pending.stream().noneMatch(op -> op instanceof IoOp.Compute), "the step waits for its L2 reads");
         h.runToQuiescence(100_000);
