@@ -1,26 +1,16 @@
 package tierlab.model.serving;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
-import java.util.TreeMap;
 import tierlab.model.KnownBug;
-import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
-import tierlab.model.request.RequestOutcome;
-import tierlab.model.request.RequestSpec;
-import tierlab.model.store.LookupResult.HitClass;
 import tierlab.model.store.LookupResult;
-import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
-import tierlab.model.util.LongMap;
 
 /**
  * A vLLM-like serving engine over the tiered store: arrivals, admission under {@code maxNumSeqs}
- * and free GPU blocks, the prefetch window with parking, then per engine step load → compute →
- * save → finish, with recompute preemption when decode runs out of GPU blocks.
+ * and free GPU blocks ({@link VllmAdmission}), the prefetch window with parking, then per engine
+ * step load → compute → save → finish ({@link StepEngine}), with recompute preemption when decode
+ * runs out of GPU blocks.
  *
  * <p>Like the store it is a duty cycle: {@link #tick(long)} does whatever can be done now and
  * returns; nothing blocks. The engine step waits for its loads and its compute as state
@@ -28,18 +18,15 @@ import tierlab.model.util.LongMap;
  */
 public final class EngineScheduler extends StepEngine {
 
-    /** The R13 ablation, read once: the admission pass asks for it on every request it looks at. */
-    private final boolean r13StalePrefetchBound;
-    private final ParkedHits parked;
     private final String kind;
     private final PrefetchWindow prefetches;
-    private long deferralCount;
+    private final VllmAdmission admission;
     private long preemptionCount;
     private final PrefetchRetryBound retryBound = new PrefetchRetryBound();
     /** With {@code saveTiming: in-step}: the step whose compute is done, waiting for its saves (null otherwise). */
     private HeldStep heldStep;
     /** Bumped whenever a request is put back at the front of the waiting queue (appends leave the front alone). */
-    private long waitingFrontEpoch;
+    long waitingFrontEpoch;
 
     public EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
         this(settings, store, trace, ServingEngines.VLLM, new GpuBlockPool(settings.gpuKvBlocks()));
@@ -48,9 +35,7 @@ public final class EngineScheduler extends StepEngine {
     /** The same step loop over another GPU block pool ({@code vllm-v1}: the prefix-caching one), registered as {@code kind}. */
     EngineScheduler(SchedulerSettings settings, TieredStore store, DecisionTrace trace, String kind, GpuBlockPool pool) {
         super(settings, store, trace, pool, false);
-        this.parked = new ParkedHits(store);
         this.kind = kind;
-        this.r13StalePrefetchBound = store.settings().has(KnownBug.R13_STALE_PREFETCH_BOUND);
         this.prefetches = new PrefetchWindow(store, trace, pool, blockTokens, retryBound, settings.prefetchStop(), new PrefetchWindow.Owner() {
             @Override
             public void admitRunning(EngineRequest request, LookupResult hit, long nowNs) {
@@ -62,6 +47,7 @@ public final class EngineScheduler extends StepEngine {
                 EngineScheduler.this.backToWaiting(request, nowNs);
             }
         });
+        this.admission = new VllmAdmission(this, prefetches);
     }
 
     /** Does everything that can be done now: store events, admission, and the next engine step. */
@@ -75,7 +61,7 @@ public final class EngineScheduler extends StepEngine {
             admissionDirty |= prefetches.stopOverdue(nowNs);
             if (admissionDirty) {
                 admissionDirty = false;
-                admit(nowNs);
+                admission.run(nowNs);
             }
             startStep(nowNs);
         }
@@ -142,164 +128,13 @@ public final class EngineScheduler extends StepEngine {
     // Admission
     // ------------------------------------------------------------------------------------------
 
-    /**
-     * The admission pass in progress: whether it is still in the leading run of skipped parked requests,
-     * that run's length and largest GPU-block need. Fields rather than a pass object: a pass runs on
-     * nearly every event.
-     */
-    private boolean passLeading;
-    private int passRunLength;
-    private long passRunMaxNeedBlocks;
-
-    private void admit(long nowNs) {
-        // The R13 ablation reads the prefetch count once per pass, as the buggy version did.
-        int prefetchesAtPassStart = prefetches.active();
-        // One pass looks at no more than maxNumSeqs waiting requests: parked ones are looked up again
-        // on the next pass, and a queue of thousands is not re-walked on every event.
-        // The pass walks the queue in place and removes only the requests it lets in: a request it
-        // defers keeps its place, so the queue ends as the deferred ones in order, then the unscanned
-        // rest (what taking every scanned request out and putting the deferred back in front gave,
-        // without moving up to maxNumSeqs requests twice on every pass).
-        int scanned = 0;
-        Iterator<EngineRequest> queue = waiting.iterator();
-        // With the prefetch window full, an overloaded engine's queue starts with a long run of parked
-        // requests that every pass skips. When nothing a skip rests on has changed since the last pass
-        // (the same front of the queue, no gain of L1 content on a watched witness unit, no L2 entry
-        // removed), the run is skipped again as a whole: only the capacity test can come out
-        // differently, and a failure there ends the pass inside the run, having done nothing.
-        // A GPU prefix cache that changed since the last pass may have moved parked requests' lookup starts.
-        boolean skipping = settings.offload() && settings.prefetchEnabled() && settings.allL1Bypass()
-                && prefetches.active() >= settings.prefetchMaxRequests() && !gpuBlocks.changedSinceLastAsked();
-        long frontEpochAtStart = waitingFrontEpoch;
-        long watchedGainsAtStart = store.watchedResidencyGains();
-        long removalsAtStart = store.indexRemovals();
-        passRunLength = 0;
-        passRunMaxNeedBlocks = 0;
-        passLeading = skipping;
-        if (skipping && parked.runHolds(frontEpochAtStart, watchedGainsAtStart, removalsAtStart)) {
-            boolean capacityFails = running.size() + prefetches.active() >= settings.maxNumSeqs()
-                    || gpuBlocks.freeCount() < parked.skipRunMaxNeedBlocks;
-            if (parked.crossCheck()) {
-                parked.crossCheckRun(waiting.iterator(), parked.skipRunLength,
-                        r -> gpuBlocks.blocksToTake(r, Math.ceilDiv(r.spec.promptTokens(), blockTokens)),
-                        need -> running.size() + prefetches.active() >= settings.maxNumSeqs() || gpuBlocks.freeCount() < need,
-                        capacityFails);
-            }
-            if (capacityFails) {
-                return;
-            }
-            for (int i = 0; i < parked.skipRunLength; i++) {
-                queue.next();
-            }
-            parked.parkedSkips += parked.skipRunLength;
-            parked.runSkips++;
-            scanned = parked.skipRunLength;
-            passRunLength = parked.skipRunLength;
-            passRunMaxNeedBlocks = parked.skipRunMaxNeedBlocks;
-        }
-        while (queue.hasNext() && scanned++ < settings.maxNumSeqs()) {
-            if (!admitOne(queue, queue.next(), prefetchesAtPassStart, nowNs)) {
-                break;
-            }
-        }
-        // Keep the run only if nothing it rests on moved during this pass (a run request was checked
-        // before later work in the pass, which could in principle have published on its unit).
-        boolean unchanged = waitingFrontEpoch == frontEpochAtStart && store.watchedResidencyGains() == watchedGainsAtStart
-                && store.indexRemovals() == removalsAtStart;
-        parked.rememberRun(skipping && unchanged ? passRunLength : 0, passRunMaxNeedBlocks, waitingFrontEpoch);
-    }
-
-    /**
-     * One waiting request of an admission pass: admitted, prefetching, parked or left waiting. False
-     * ends the pass (no sequence slot or GPU blocks left, as the request ahead keeps its place).
-     */
-    private boolean admitOne(Iterator<EngineRequest> queue, EngineRequest request, int prefetchesAtPassStart, long nowNs) {
-        long needBlocks = Math.ceilDiv(request.promptTokens, blockTokens);
-        if (gpuBlocks.cachesPrefixes()) {
-            // vLLM V1: the GPU's own prefix cache answers first; the store is asked for what lies beyond it.
-            request.computedTokens = gpuBlocks.cachedPrefixTokens(request, blockTokens);
-        }
-        // A prefetching request holds its sequence slot and GPU blocks, as vLLM's asynchronous loads do,
-        // so a finished prefetch can always run and release its lease.
-        // The blocks to take are counted once: a parked request in the leading run needs the figure again below.
-        long takeBlocks = gpuBlocks.blocksToTake(request, needBlocks);
-        if (running.size() + prefetches.active() >= settings.maxNumSeqs() || gpuBlocks.freeCount() < takeBlocks) {
-            passLeading = false;
-            return false;
-        }
-        if (!settings.offload() || request.recomputeStored) {
-            queue.remove();
-            admitRunning(request, null, nowNs);
-            return true;
-        }
-        int activeNow = r13StalePrefetchBound ? prefetchesAtPassStart : prefetches.active();
-        if (settings.prefetchEnabled() && settings.allL1Bypass() && activeNow >= settings.prefetchMaxRequests()
-                && request.parkedNow
-                && parked.stillMixedOrL2(request)) {
-            // Parked before and still a mixed or L2 hit: it stays parked; a full lookup would decide the same.
-            parked.parkedSkips++;
-            if (passLeading) {
-                passRunLength++;
-                passRunMaxNeedBlocks = Math.max(passRunMaxNeedBlocks, takeBlocks);
-            }
-            return true;
-        }
-        LookupResult hit = store.lookup(request.requestId, request.spec.chain(), request.computedTokens,
-                request.promptTokens, nowNs);
-        HitClass hitClass = hit.hitClass();
-        boolean l1Bypass = hitClass == HitClass.L1 && settings.allL1Bypass();
-        if (hitClass == HitClass.MISS) {
-            queue.remove();
-            admitRunning(request, null, nowNs);
-        } else if (hitClass == HitClass.L1 && hit.leaseStatus() == LookupResult.LeaseStatus.ADMISSION_WAIT) {
-            passLeading = false;
-            return true;
-        } else if (l1Bypass || !settings.prefetchEnabled()) {
-            queue.remove();
-            admitRunning(request, hit, nowNs);
-        } else {
-            int active = r13StalePrefetchBound ? prefetchesAtPassStart : prefetches.active();
-            if (active >= settings.prefetchMaxRequests()) {
-                if (!request.parkedNow) {
-                    request.parkedNow = true;
-                    request.deferrals++;
-                    deferralCount++;
-                    trace.record("park", request.requestId);
-                }
-                if (hitClass == HitClass.L1) {
-                    store.releaseLease(request.requestId, nowNs);
-                }
-                passLeading = false;
-                return true;
-            }
-            if (startPrefetch(request, hit, nowNs)) {
-                // Admitted (READY) or prefetching (PROMOTING): either way it has left the queue.
-                queue.remove();
-            } else {
-                passLeading = false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Recomputes every shortcut answer the slow way as well and throws IllegalStateException if they
-     * differ (for tests: it costs what the shortcuts save).
-     */
+    /** Recomputes every shortcut answer the slow way as well and throws IllegalStateException if they differ (for tests). */
     public void setCrossCheck(boolean check) {
-        parked.setCrossCheck(check);
+        admission.setCrossCheck(check);
     }
 
-    /** Starts a prefetch; false when the lease must wait for admission (the request stays queued). */
-    private boolean startPrefetch(EngineRequest request, LookupResult hit, long nowNs) {
-        request.parkedNow = false;
-        parked.drop(request);
-        return prefetches.start(request, hit, nowNs);
-    }
-
-    private void admitRunning(EngineRequest request, LookupResult hit, long nowNs) {
-        request.parkedNow = false;
-        parked.drop(request);
+    void admitRunning(EngineRequest request, LookupResult hit, long nowNs) {
+        admission.leftQueue(request);
         request.phase = EngineRequest.Phase.RUNNING;
         request.hit = hit;
         if (request.admittedNs < 0) {
@@ -494,17 +329,17 @@ public final class EngineScheduler extends StepEngine {
     }
 
     public long deferrals() {
-        return deferralCount;
+        return admission.deferrals();
     }
 
     /** Parked requests an admission pass passed over without a lookup (the witness or the skipped run said so). */
     public long parkedSkips() {
-        return parked.parkedSkips;
+        return admission.parkedSkips();
     }
 
     /** Admission passes that passed over the whole parked run at the front of the queue at once. */
     public long runSkips() {
-        return parked.runSkips;
+        return admission.runSkips();
     }
 
     public long preemptions() { return preemptionCount; }

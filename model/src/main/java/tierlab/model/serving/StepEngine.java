@@ -24,7 +24,7 @@ import tierlab.model.trace.DecisionTrace;
  * for its loads and its compute as state ({@link StepPhase}), resumed by {@link #onCompletion}. Time
  * is only ever a parameter.
  */
-public abstract sealed class StepEngine implements ServingEngine permits EngineScheduler {
+public abstract sealed class StepEngine implements ServingEngine permits EngineScheduler, SglangEngine {
 
     /**
      * Where the engine's current step is. {@code SAVING} only in the vLLM engine with
