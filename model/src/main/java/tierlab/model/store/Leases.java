@@ -71,9 +71,12 @@ final class Leases extends StorePart {
     private final int[] leasedUnitCounts;
     private long leasedRemainingBytes;
 
+    private final HitClassifier classifier;
+
     Leases(StoreContext ctx) {
         super(ctx);
         this.leasedUnitCounts = new int[ctx.unitCount];
+        this.classifier = new HitClassifier(ctx);
     }
 
     /**
@@ -150,81 +153,14 @@ final class Leases extends StorePart {
                 resident, status, ctx.storeEpoch);
     }
 
-    /**
-     * The class a lookup would return now, without building its result or taking a lease: the
-     * scheduler asks this for requests the prefetch bound would park anyway, so a long queue of
-     * parked requests is not fully looked up on every pass. Same walk and cap as {@link #lookup}.
-     */
+    /** The class a lookup would return now, without its result or a lease ({@link HitClassifier#classify}). */
     HitClass classify(List<BlockKey> chain, long computedTokens, long promptTokens) {
-        int blockTokens = geometry.blockTokens();
-        if (computedTokens % blockTokens != 0 || promptTokens <= 0) {
-            return HitClass.MISS;
-        }
-        int startBlock = (int) (computedTokens / blockTokens);
-        long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
-        int found = 0;
-        int resident = 0;
-        while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
-            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
-            if (entry == null) {
-                break;
-            }
-            // Only blocks inside the capped hit count; the cap is applied below, so count lazily.
-            long blocksIfThisCounts = found + 1;
-            long hitEnd = Math.min((startBlock + blocksIfThisCounts) * blockTokens, promptTokens - 1);
-            if (hitEnd - computedTokens <= (long) found * blockTokens) {
-                break;
-            }
-            found++;
-            for (int lane = 0; lane < tp; lane++) {
-                Slice slice = ctx.space.residentAt(lane * slotCount + entry.slot());
-                if (slice != null && slice.content != null && slice.content.lane() == lane
-                        && slice.content.key().equals(entry.key())) {
-                    resident++;
-                }
-            }
-        }
-        if (found == 0) {
-            return HitClass.MISS;
-        }
-        int units = found * tp;
-        return resident == units ? HitClass.L1 : resident > 0 ? HitClass.MIXED : HitClass.L2;
+        return classifier.classify(chain, computedTokens, promptTokens);
     }
 
-    /**
-     * A witness that {@code classify(chain, computedTokens, promptTokens)} is MIXED or L2, or null
-     * when it is L1 or MISS. The same walk and cap as {@link #classify}, stopping at the first
-     * counted block with a lane missing from L1.
-     */
+    /** A witness that a lookup would be MIXED or L2, or null ({@link HitClassifier#mixedOrL2Witness}). */
     MixedOrL2Witness mixedOrL2Witness(List<BlockKey> chain, long computedTokens, long promptTokens) {
-        int blockTokens = geometry.blockTokens();
-        if (computedTokens % blockTokens != 0 || promptTokens <= 0) {
-            return null;
-        }
-        int startBlock = (int) (computedTokens / blockTokens);
-        long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
-        int found = 0;
-        while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
-            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
-            if (entry == null) {
-                return null;
-            }
-            long blocksIfThisCounts = found + 1;
-            long hitEnd = Math.min((startBlock + blocksIfThisCounts) * blockTokens, promptTokens - 1);
-            if (hitEnd - computedTokens <= (long) found * blockTokens) {
-                return null;
-            }
-            found++;
-            for (int lane = 0; lane < tp; lane++) {
-                int unit = lane * slotCount + entry.slot();
-                Slice slice = ctx.space.residentAt(unit);
-                if (slice == null || slice.content == null || slice.content.lane() != lane
-                        || !slice.content.key().equals(entry.key())) {
-                    return new MixedOrL2Witness(computedTokens, unit, ctx.space.residencyGains(), index.removals());
-                }
-            }
-        }
-        return null;
+        return classifier.mixedOrL2Witness(chain, computedTokens, promptTokens);
     }
 
     private static boolean holds(Slice slice, BlockKey key, int lane) {

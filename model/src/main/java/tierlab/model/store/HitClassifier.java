@@ -1,0 +1,97 @@
+package tierlab.model.store;
+
+import java.util.List;
+import tierlab.model.geometry.BlockKey;
+import tierlab.model.l2.L2Index;
+import tierlab.model.store.L1Space.Slice;
+import tierlab.model.store.LookupResult.HitClass;
+import tierlab.model.store.TieredStore.MixedOrL2Witness;
+
+/**
+ * The side-effect-free answers about a chain's hit that the scheduler asks for parked requests: its
+ * class, and a witness that it is not wholly in L1. The same walk over committed keys and the same
+ * cap as {@link Leases#lookup}, but no result is built, nothing is counted and no lease is taken.
+ */
+final class HitClassifier extends StorePart {
+
+    HitClassifier(StoreContext ctx) {
+        super(ctx);
+    }
+
+    /**
+     * The class a lookup would return now, without building its result or taking a lease: the
+     * scheduler asks this for requests the prefetch bound would park anyway, so a long queue of
+     * parked requests is not fully looked up on every pass. Same walk and cap as {@link Leases#lookup}.
+     */
+    HitClass classify(List<BlockKey> chain, long computedTokens, long promptTokens) {
+        int blockTokens = geometry.blockTokens();
+        if (computedTokens % blockTokens != 0 || promptTokens <= 0) {
+            return HitClass.MISS;
+        }
+        int startBlock = (int) (computedTokens / blockTokens);
+        long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
+        int found = 0;
+        int resident = 0;
+        while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
+            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
+            if (entry == null) {
+                break;
+            }
+            // Only blocks inside the capped hit count; the cap is applied below, so count lazily.
+            long blocksIfThisCounts = found + 1;
+            long hitEnd = Math.min((startBlock + blocksIfThisCounts) * blockTokens, promptTokens - 1);
+            if (hitEnd - computedTokens <= (long) found * blockTokens) {
+                break;
+            }
+            found++;
+            for (int lane = 0; lane < tp; lane++) {
+                Slice slice = ctx.space.residentAt(lane * slotCount + entry.slot());
+                if (slice != null && slice.content != null && slice.content.lane() == lane
+                        && slice.content.key().equals(entry.key())) {
+                    resident++;
+                }
+            }
+        }
+        if (found == 0) {
+            return HitClass.MISS;
+        }
+        int units = found * tp;
+        return resident == units ? HitClass.L1 : resident > 0 ? HitClass.MIXED : HitClass.L2;
+    }
+
+    /**
+     * A witness that {@code classify(chain, computedTokens, promptTokens)} is MIXED or L2, or null
+     * when it is L1 or MISS. The same walk and cap as {@link #classify}, stopping at the first
+     * counted block with a lane missing from L1.
+     */
+    MixedOrL2Witness mixedOrL2Witness(List<BlockKey> chain, long computedTokens, long promptTokens) {
+        int blockTokens = geometry.blockTokens();
+        if (computedTokens % blockTokens != 0 || promptTokens <= 0) {
+            return null;
+        }
+        int startBlock = (int) (computedTokens / blockTokens);
+        long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
+        int found = 0;
+        while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
+            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
+            if (entry == null) {
+                return null;
+            }
+            long blocksIfThisCounts = found + 1;
+            long hitEnd = Math.min((startBlock + blocksIfThisCounts) * blockTokens, promptTokens - 1);
+            if (hitEnd - computedTokens <= (long) found * blockTokens) {
+                return null;
+            }
+            found++;
+            for (int lane = 0; lane < tp; lane++) {
+                int unit = lane * slotCount + entry.slot();
+                Slice slice = ctx.space.residentAt(unit);
+                if (slice == null || slice.content == null || slice.content.lane() != lane
+                        || !slice.content.key().equals(entry.key())) {
+                    return new MixedOrL2Witness(computedTokens, unit, ctx.space.residencyGains(), index.removals());
+                }
+            }
+        }
+        return null;
+    }
+}
