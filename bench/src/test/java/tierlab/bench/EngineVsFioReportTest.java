@@ -43,14 +43,14 @@ class EngineVsFioReportTest {
 
         SubmissionBatchingProbe.Result batched = new SubmissionBatchingProbe.Result("batched", 2048, 256, 700, 256, 30, 0);
         SubmissionBatchingProbe.Result unbatched = new SubmissionBatchingProbe.Result("unbatched", 2048, 2048, 1100, 500, 300, 0);
-        String markdown = EngineVsFio.markdown("header\n", List.of(summary), List.of(unbatched, batched));
+        String markdown = EngineVsFioReport.markdown("header\n", List.of(summary), List.of(unbatched, batched));
         assertTrue(markdown.contains("| randread-128k-qd8 | 1000.0 | 1000.0 | 1.000 | 0.750–1.100 | 0.25 |"), markdown);
         assertTrue(markdown.contains("median ratio >= 0.95 for 128 KiB random reads at QD 8: 1.000 over 3 round(s), met."), markdown);
         assertTrue(markdown.contains("| batched (8 per submit) | 0.125 | 0.125 | 0.342 | 0.015 |"), markdown);
         assertTrue(markdown.contains("| unbatched (1 per submit) | 1.000 | 0.244 | 0.537 | 0.146 |"), markdown);
 
-        String csv = EngineVsFio.summaryCsv(List.of(summary));
+        String csv = EngineVsFioReport.summaryCsv(List.of(summary));
         assertTrue(csv.lines().toList().get(1).startsWith("randread-128k-qd8,randread,131072,8,3,1000.00,1000.00,1.0000,0.7500,1.1000,"), csv);
-        assertEquals(4, EngineVsFio.roundsCsv(rounds).lines().count());
+        assertEquals(4, EngineVsFioReport.roundsCsv(rounds).lines().count());
     }
 }

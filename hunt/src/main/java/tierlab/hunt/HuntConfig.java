@@ -165,8 +165,9 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     }
 
     public SchedulerSettings schedulerSettings() {
-        SchedulerSettings settings = new SchedulerSettings(maxNumSeqs, 256, gpuKvBlocks, prefetchMaxRequests, false).withEngine(engine)
-                .withPrefetchStop(PrefetchStop.parse(prefetchStop)).withSaveTiming(SaveTiming.parse(saveTiming));
+        SchedulerSettings settings = SchedulerSettings.builder(gpuKvBlocks).maxNumSeqs(maxNumSeqs).maxBatchedTokens(256)
+                .prefetchMaxRequests(prefetchMaxRequests).allL1Bypass(false).engine(engine)
+                .prefetchStop(PrefetchStop.parse(prefetchStop)).saveTiming(SaveTiming.parse(saveTiming)).build();
         return ServingEngines.SGLANG.equals(engine) ? withSglangPolicies(settings) : settings;
     }
 

@@ -68,7 +68,8 @@ class SaveTimingSimTest {
     private static Map<Long, RequestOutcome> run(SaveTiming timing, boolean contiguous) {
         StoreSettings store = StoreSettings.defaults(TINY, 64 * TINY.blockBytes(), 256 * TINY.blockBytes())
                 .withStaging(4, contiguous);
-        SchedulerSettings scheduler = new SchedulerSettings(2, 64, 64, 0, true).withSaveTiming(timing);
+        SchedulerSettings scheduler = SchedulerSettings.builder(64).maxNumSeqs(2).maxBatchedTokens(64)
+                .prefetchMaxRequests(0).saveTiming(timing).build();
         DecisionTrace trace = new DecisionTrace();
         ServingEngine engine = ServingEngines.create(scheduler, new TieredStore(store, trace), trace);
         SimRuntime runtime = new SimRuntime(engine, handDevice(), new SeedTree(3));

@@ -1,22 +1,20 @@
 package tierlab.engine.cuda;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 import tierlab.engine.PayloadPattern;
+import tierlab.engine.cuda.CopyCompletions.Direction;
+import tierlab.engine.cuda.CopyCompletions.Pending;
 import tierlab.engine.PinnedArena;
 import tierlab.model.io.CopyPort;
-import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.LayerGroupLoads;
 import tierlab.model.io.OpSink;
@@ -64,73 +62,40 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
     public record Counters(long loadMatches, long loadMismatches, long stagingMismatches, long copiedBytes,
                            long failedCopies, List<String> mismatchExamples) {}
 
-    private enum Direction { TO_GPU, FROM_GPU }
-
-    /**
-     * A copy in flight: the event recorded after it, the scratch buffers its verification reads, and for a
-     * layer-wise load the events recorded after each layer group but the last (the last group's is
-     * {@code event}). The completion thread alone reads and advances {@code groupsLanded} and {@code error}
-     * (set at submission, or by the first event that reports a failure).
-     */
-    private static final class Pending {
-        final IoOp op;
-        final OpSink sink;
-        final Direction direction;
-        final long event;
-        final List<Long> scratch;
-        final long[] groupEvents;
-        int groupsLanded;
-        String error;
-
-        Pending(IoOp op, OpSink sink, Direction direction, long event, String error, List<Long> scratch, long[] groupEvents) {
-            this.op = op;
-            this.sink = sink;
-            this.direction = direction;
-            this.event = event;
-            this.error = error;
-            this.scratch = scratch;
-            this.groupEvents = groupEvents;
-        }
-    }
-
     private static final String ARENA_USER = "the CUDA copy port";
-    /** Polls that find nothing before the completion thread parks instead of spinning. */
-    private static final int SPINS_BEFORE_PARK = 2_000;
-    private static final long PARK_NS = 20_000;
     /** The event of a copy that has none: already waited for, reported as soon as the completion thread sees it. */
-    private static final long NO_EVENT = 0;
+    static final long NO_EVENT = 0;
     private static final long[] NO_GROUP_EVENTS = {};
 
-    private final CudaApi api;
-    private final int device;
+    final CudaApi api;
+    final int device;
     private final PinnedArena l1;
     private final long laneBytes;
-    private final boolean verify;
+    final boolean verify;
     private final String pinning;
     private final boolean registered;
-    private final long toGpuStream;
-    private final long fromGpuStream;
+    final long toGpuStream;
+    final long fromGpuStream;
     private final DeviceBlocks blocks;
-    private final ConcurrentLinkedQueue<Long> events = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<Long> scratchBuffers = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Long> events = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Long> scratchBuffers = new ConcurrentLinkedQueue<>();
     private final List<Long> allScratch = new ArrayList<>();
-    private final LinkedBlockingQueue<Pending> submitted = new LinkedBlockingQueue<>();
-    private final AtomicLong inFlight = new AtomicLong();
     private final AtomicLong loadMatches = new AtomicLong();
     private final AtomicLong loadMismatches = new AtomicLong();
     private final AtomicLong stagingMismatches = new AtomicLong();
-    private final AtomicLong copiedBytes = new AtomicLong();
-    private final AtomicLong failedCopies = new AtomicLong();
+    final AtomicLong copiedBytes = new AtomicLong();
+    final AtomicLong failedCopies = new AtomicLong();
     private final ConcurrentLinkedQueue<String> examples = new ConcurrentLinkedQueue<>();
+    private final CopyCompletions completions = new CopyCompletions(this);
     private final Thread completer;
-    private final ExecutorService verifier;
-    private volatile boolean stopping;
+    final ExecutorService verifier;
+    volatile boolean stopping;
     /**
      * Layer-wise loading (null: whole loads, the default): the layer-group split of every load and where the
      * completion thread reports each group's landing. Set before the run ({@link #setLayerGroups}).
      */
     private volatile LayerGroupLoads layerSplit;
-    private volatile IntConsumer layerLanded;
+    volatile IntConsumer layerLanded;
 
     /**
      * @param device the ordinal to use (already checked by {@link CudaDevice})
@@ -172,7 +137,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         }
         this.blocks = new DeviceBlocks(api, laneBytes, tp);
         this.verifier = verify ? Executors.newSingleThreadExecutor(r -> daemon(r, "cuda-verifier")) : null;
-        this.completer = daemon(this::completeLoop, "cuda-completions");
+        this.completer = daemon(completions, "cuda-completions");
         completer.start();
     }
 
@@ -348,7 +313,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
      */
     private void enqueue(IoOp op, OpSink sink, Direction direction, String error, List<Long> scratch, long stream,
                          long[] groupEvents) {
-        inFlight.incrementAndGet();
+        completions.begin();
         long event = NO_EVENT;
         String failure = error;
         try {
@@ -365,7 +330,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         if (event == NO_EVENT) {
             api.streamSynchronize(stream);
         }
-        submitted.add(new Pending(op, sink, direction, event, failure, scratch, groupEvents));
+        completions.add(new Pending(op, sink, direction, event, failure, scratch, groupEvents));
     }
 
     private long event() {
@@ -385,159 +350,8 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         return allocated;
     }
 
-    /** The completion thread: polls the head event of each stream, reports finished copies in stream order. */
-    private void completeLoop() {
-        try {
-            api.setDevice(device);
-        } catch (CudaException e) {
-            // The model thread set the same device; a failure here shows as failed copies below.
-            note("completion thread: " + e.getMessage());
-        }
-        ArrayDeque<Pending> toGpu = new ArrayDeque<>();
-        ArrayDeque<Pending> fromGpu = new ArrayDeque<>();
-        int idle = 0;
-        while (!stopping || inFlight.get() > 0) {
-            Pending next;
-            while ((next = submitted.poll()) != null) {
-                (next.direction == Direction.TO_GPU ? toGpu : fromGpu).add(next);
-            }
-            boolean progress = drain(toGpu) | drain(fromGpu);
-            if (progress) {
-                idle = 0;
-            } else if (toGpu.isEmpty() && fromGpu.isEmpty()) {
-                try {
-                    next = submitted.poll(10, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                if (next != null) {
-                    (next.direction == Direction.TO_GPU ? toGpu : fromGpu).add(next);
-                }
-            } else if (++idle < SPINS_BEFORE_PARK) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(PARK_NS);
-            }
-        }
-    }
-
-    /**
-     * Completes the finished copies at the head of one stream's queue, reporting a layer-wise load's groups
-     * as their events complete (in group order: the stream runs them in order); whether anything moved.
-     */
-    private boolean drain(ArrayDeque<Pending> queue) {
-        boolean progress = false;
-        Pending head;
-        while ((head = queue.peek()) != null) {
-            while (head.groupsLanded < head.groupEvents.length) {
-                long groupEvent = head.groupEvents[head.groupsLanded];
-                int code = query(head, groupEvent);
-                if (code == CudaApi.ERROR_NOT_READY) {
-                    return progress;
-                }
-                events.add(groupEvent);
-                progress = true;
-                if (code != CudaApi.SUCCESS && head.error == null) {
-                    head.error = api.errorName(code);
-                }
-                int group = head.groupsLanded++;
-                if (head.error == null) {
-                    layerLanded.accept(group);
-                }
-            }
-            int code = head.event == NO_EVENT ? CudaApi.SUCCESS : query(head, head.event);
-            if (code == CudaApi.ERROR_NOT_READY) {
-                return progress;
-            }
-            queue.poll();
-            progress = true;
-            if (head.groupEvents.length > 0 && head.error == null && code == CudaApi.SUCCESS) {
-                // The last layer group is in: reported before the load's completion, which the step waits for.
-                layerLanded.accept(head.groupEvents.length);
-            }
-            finish(head, code);
-        }
-        return progress;
-    }
-
-    /**
-     * {@code cudaEventQuery} of one of {@code pending}'s events. The completion thread must survive anything:
-     * a query that throws fails this copy (after its stream drained, since its bytes may still be moving
-     * when the model reuses them) and the others go on.
-     */
-    private int query(Pending pending, long event) {
-        try {
-            return api.eventQuery(event);
-        } catch (RuntimeException e) {
-            note("cudaEventQuery of request " + requestId(pending.op) + "'s copy: " + e);
-            try {
-                api.streamSynchronize(pending.direction == Direction.TO_GPU ? toGpuStream : fromGpuStream);
-            } catch (RuntimeException ignored) {
-                // Nothing more can be done from here; the copy is reported failed either way.
-            }
-            if (pending.error == null) {
-                pending.error = e.getClass().getSimpleName();
-            }
-            return CudaApi.SUCCESS;
-        }
-    }
-
-    private void finish(Pending pending, int eventCode) {
-        IoOp op = pending.op;
-        String error = pending.error != null ? pending.error
-                : eventCode != CudaApi.SUCCESS ? api.errorName(eventCode) : null;
-        if (pending.event != NO_EVENT) {
-            events.add(pending.event);
-        }
-        IoCompletion completion;
-        try {
-            if (error != null) {
-                failedCopies.incrementAndGet();
-                completion = IoCompletion.failed(ticket(op), error);
-                scratchBuffers.addAll(pending.scratch);
-            } else {
-                copiedBytes.addAndGet(bytes(op));
-                if (op instanceof IoOp.CopyFromGpu staging && verify) {
-                    checkStaging(staging);
-                }
-                completion = IoCompletion.ok(ticket(op));
-            }
-        } catch (RuntimeException e) {
-            // Nothing may escape the completion thread: an unexpected failure is this copy's failed value.
-            failedCopies.incrementAndGet();
-            completion = IoCompletion.failed(ticket(op), e.getClass().getSimpleName());
-        }
-        if (completion.succeeded() && op instanceof IoOp.CopyToGpu load && verify) {
-            // Queued before the hand-over: a run that ends as soon as the model sees this completion
-            // still finds the comparison ahead of its awaitVerification().
-            verifier.execute(() -> checkLoad(load, pending.scratch));
-        }
-        inFlight.decrementAndGet();
-        pending.sink.completed(op, completion);
-    }
-
-    private static long requestId(IoOp op) {
-        return switch (op) {
-            case IoOp.CopyToGpu load -> load.requestId();
-            case IoOp.CopyFromGpu staging -> staging.requestId();
-            default -> -1;
-        };
-    }
-
-    private static long ticket(IoOp op) {
-        return op.ticket();
-    }
-
-    private static long bytes(IoOp op) {
-        return switch (op) {
-            case IoOp.CopyToGpu load -> load.totalBytes();
-            case IoOp.CopyFromGpu staging -> staging.laneBytes() * staging.gpuBlockIds().size();
-            default -> 0;
-        };
-    }
-
     /** The L1 bytes a staging copy delivered hold the payloads the model expected. */
-    private void checkStaging(IoOp.CopyFromGpu staging) {
+    void checkStaging(IoOp.CopyFromGpu staging) {
         for (int i = 0; i < staging.gpuBlockIds().size(); i++) {
             IoOp.Content expected = staging.expected().get(i);
             MemorySegment arrived = l1.slice(staging.l1Offset() + i * staging.laneBytes(), staging.laneBytes());
@@ -549,7 +363,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
     }
 
     /** The bytes copied back from each loaded GPU block are the payload the request expects. */
-    private void checkLoad(IoOp.CopyToGpu load, List<Long> scratch) {
+    void checkLoad(IoOp.CopyToGpu load, List<Long> scratch) {
         for (int i = 0; i < scratch.size(); i++) {
             IoOp.GpuLoadSegment segment = load.segments().get(i);
             MemorySegment back = MemorySegment.ofAddress(scratch.get(i)).reinterpret(segment.lengthBytes());
@@ -563,7 +377,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         scratchBuffers.addAll(scratch);
     }
 
-    private void note(String example) {
+    void note(String example) {
         if (examples.size() < 20) {
             examples.add(example);
         }
@@ -590,14 +404,14 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
 
     /** Copies submitted and not yet reported. */
     public long inFlight() {
-        return inFlight.get();
+        return completions.inFlight();
     }
 
     /** Device regions are distinct; nothing is reported twice (in flight never negative). */
     public void checkInvariants() {
         blocks.checkInvariants();
-        if (inFlight.get() < 0) {
-            throw new IllegalStateException("more copies reported than submitted: " + inFlight.get());
+        if (completions.inFlight() < 0) {
+            throw new IllegalStateException("more copies reported than submitted: " + completions.inFlight());
         }
     }
 

@@ -59,15 +59,20 @@ final class SchedulerSections {
         if (!ServingEngines.names().contains(engine)) {
             throw new IllegalArgumentException(unknownEngine(engine));
         }
-        SchedulerSettings settings = withField("scheduler", () -> new SchedulerSettings(
-                or(scheduler.concurrency(), 16), or(scheduler.maxBatchedTokens(), 8192L),
-                or(scheduler.gpuKvBlocks(), defaultGpuKvBlocks), or(scheduler.prefetchMaxRequests(), 2),
-                or(scheduler.allL1Bypass(), true)).withEngine(engine).withPrefixCaching(or(scheduler.prefixCaching(), true))
-                .withPrefetchStop(scheduler.prefetchStop() == null ? PrefetchStop.WAIT_COMPLETE : PrefetchStop.parse(scheduler.prefetchStop()))
-                .withLoadLayerGroups(or(scheduler.loadLayerGroups(), 1))
-                .withHostWritePolicy(hostWritePolicy(scheduler.hostWritePolicy()))
-                .withWaitingOrder(scheduler.waitingOrder() == null ? WaitingOrder.LPM : WaitingOrder.parse(scheduler.waitingOrder()))
-                .withSaveTiming(scheduler.saveTiming() == null ? SaveTiming.AFTER_STEP : SaveTiming.parse(scheduler.saveTiming())));
+        SchedulerSettings settings = withField("scheduler", () -> SchedulerSettings
+                .builder(or(scheduler.gpuKvBlocks(), defaultGpuKvBlocks))
+                .maxNumSeqs(or(scheduler.concurrency(), 16))
+                .maxBatchedTokens(or(scheduler.maxBatchedTokens(), 8192L))
+                .prefetchMaxRequests(or(scheduler.prefetchMaxRequests(), 2))
+                .allL1Bypass(or(scheduler.allL1Bypass(), true))
+                .engine(engine)
+                .prefixCaching(or(scheduler.prefixCaching(), true))
+                .prefetchStop(scheduler.prefetchStop() == null ? PrefetchStop.WAIT_COMPLETE : PrefetchStop.parse(scheduler.prefetchStop()))
+                .loadLayerGroups(or(scheduler.loadLayerGroups(), 1))
+                .hostWritePolicy(hostWritePolicy(scheduler.hostWritePolicy()))
+                .waitingOrder(scheduler.waitingOrder() == null ? WaitingOrder.LPM : WaitingOrder.parse(scheduler.waitingOrder()))
+                .saveTiming(scheduler.saveTiming() == null ? SaveTiming.AFTER_STEP : SaveTiming.parse(scheduler.saveTiming()))
+                .build());
         if (noOffload) {
             settings = settings.withoutOffload();
         }

@@ -13,10 +13,10 @@ import tierlab.model.trace.DecisionTrace;
 import tierlab.model.util.LongMap;
 
 /**
- * The requests a serving engine was given ({@link SerialEngine}, {@link SglangEngine}): by id in id order
- * (iterated for crash recovery and invariants), by id for look-ups (never iterated, so its hash order
- * decides nothing), and the finished ones in finishing order; plus the step pieces the engines share
- * (with {@link EngineScheduler}: step items, loads of a store hit, a new step's compute).
+ * The requests a serving engine was given (every engine): by id in id order (iterated for crash recovery
+ * and invariants), by id for look-ups (never iterated, so its hash order decides nothing), and the
+ * finished ones in finishing order; plus the step pieces {@link StepEngine} builds its steps from (step
+ * items, loads of a store hit, a new step's compute).
  */
 final class EngineRequests {
     private final TreeMap<Long, EngineRequest> byId = new TreeMap<>();
@@ -50,6 +50,16 @@ final class EngineRequests {
 
     Collection<EngineRequest> inIdOrder() {
         return byId.values();
+    }
+
+    /** The requests newest (highest id) first: the vLLM engine cancels the newest prefetch. */
+    Collection<EngineRequest> newestFirst() {
+        return byId.descendingMap().values();
+    }
+
+    /** The look-up by id itself, for the pieces that take one ({@link HeldStep}). */
+    LongMap<EngineRequest> index() {
+        return index;
     }
 
     void finish(RequestOutcome outcome) {

@@ -15,7 +15,7 @@ import tierlab.model.store.L2WritePolicy;
  *                             nothing saved)
  * @param engine               which serving engine runs these knobs, by its registry name; a crash restart
  *                             creates the same kind. An experiment file without one gets {@link #DEFAULT_ENGINE}
- *                             ({@code vllm-v1}); the shorter constructors here name {@link #VLLM}, the engine
+ *                             ({@code vllm-v1}); {@link #builder} names {@link #VLLM}, the engine
  *                             without a GPU prefix cache whose decisions the hand-computed tests spell out
  * @param prefixCaching        automatic prefix caching of the GPU KV blocks (vLLM {@code enable_prefix_caching})
  *                             [true]; only engines with a GPU prefix cache ({@code vllm-v1}) read it
@@ -41,32 +41,6 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
     /** The most layer groups a load may be split into: more than a model's layers would split nothing further. */
     public static final int MAX_LOAD_LAYER_GROUPS = 1024;
 
-    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                             boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching,
-                             PrefetchStop prefetchStop, int loadLayerGroups, L2WritePolicy hostWritePolicy,
-                             WaitingOrder waitingOrder) {
-        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching,
-                prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, SaveTiming.AFTER_STEP);
-    }
-
-    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                             boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching,
-                             PrefetchStop prefetchStop, int loadLayerGroups) {
-        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching,
-                prefetchStop, loadLayerGroups, L2WritePolicy.WRITE_THROUGH, WaitingOrder.LPM);
-    }
-
-    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                             boolean allL1Bypass, boolean offload, String engine, boolean prefixCaching) {
-        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching,
-                PrefetchStop.WAIT_COMPLETE, 1);
-    }
-
-    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                             boolean allL1Bypass, boolean offload, String engine) {
-        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, true);
-    }
-
     /**
      * The registry name of the default engine of experiment files and commands: vLLM V1 with automatic
      * prefix caching on, as vLLM V1 itself defaults (docs/engines.md, "Which engine is the default").
@@ -74,20 +48,10 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
     public static final String DEFAULT_ENGINE = "vllm-v1";
 
     /**
-     * The registry name of the vLLM-like engine without a GPU prefix cache, which the shorter constructors
-     * name: code and tests that spell out its decisions by hand keep it.
+     * The registry name of the vLLM-like engine without a GPU prefix cache, which {@link #builder} names:
+     * code and tests that spell out its decisions by hand keep it.
      */
     public static final String VLLM = "vllm";
-
-    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                             boolean allL1Bypass, boolean offload) {
-        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, VLLM);
-    }
-
-    public SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuKvBlocks, int prefetchMaxRequests,
-                             boolean allL1Bypass) {
-        this(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, true);
-    }
 
     public SchedulerSettings {
         Settings.positive("maxNumSeqs", maxNumSeqs);
@@ -117,65 +81,114 @@ public record SchedulerSettings(int maxNumSeqs, long maxBatchedTokens, long gpuK
 
     /** vLLM-like defaults: 256 sequences, 8192 tokens per step, prefetch bound 2 with the L1 bypass. */
     public static SchedulerSettings defaults(long gpuKvBlocks) {
-        return new SchedulerSettings(256, 8192, gpuKvBlocks, 2, true);
+        return builder(gpuKvBlocks).build();
+    }
+
+    /**
+     * Knobs by name over {@code gpuKvBlocks} GPU blocks, every other one at its default: 256 sequences,
+     * 8192 tokens per step, prefetch bound 2 with the L1 bypass, offload on, engine {@link #VLLM}, prefix
+     * caching on, prefetches waited for, whole-block loads, write-through, {@code lpm}, saves after the step.
+     */
+    public static Builder builder(long gpuKvBlocks) {
+        return new Builder(gpuKvBlocks);
+    }
+
+    /** A builder holding these knobs, to change some by name. */
+    public Builder toBuilder() {
+        return new Builder(gpuKvBlocks).maxNumSeqs(maxNumSeqs).maxBatchedTokens(maxBatchedTokens)
+                .prefetchMaxRequests(prefetchMaxRequests).allL1Bypass(allL1Bypass).offload(offload).engine(engine)
+                .prefixCaching(prefixCaching).prefetchStop(prefetchStop).loadLayerGroups(loadLayerGroups)
+                .hostWritePolicy(hostWritePolicy).waitingOrder(waitingOrder).saveTiming(saveTiming);
     }
 
     public SchedulerSettings withConcurrency(int newMaxNumSeqs) {
-        return new SchedulerSettings(newMaxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
+        return toBuilder().maxNumSeqs(newMaxNumSeqs).build();
     }
 
     public SchedulerSettings withPrefetch(int newPrefetchMaxRequests, boolean newAllL1Bypass) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, newPrefetchMaxRequests, newAllL1Bypass, offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
+        return toBuilder().prefetchMaxRequests(newPrefetchMaxRequests).allL1Bypass(newAllL1Bypass).build();
     }
 
     /** The no-offload baseline: the engine alone, recomputing every prompt. */
     public SchedulerSettings withoutOffload() {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, false, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
+        return toBuilder().offload(false).build();
     }
 
     /** The same knobs run by another serving engine (a registry name). */
     public SchedulerSettings withEngine(String newEngine) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, newEngine, prefixCaching, prefetchStop,
-                loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
+        return toBuilder().engine(newEngine).build();
     }
 
     /** The same knobs with automatic prefix caching of GPU blocks on or off. */
     public SchedulerSettings withPrefixCaching(boolean newPrefixCaching) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                newPrefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
+        return toBuilder().prefixCaching(newPrefixCaching).build();
     }
 
     /** The same knobs with another prefetch stop policy. */
     public SchedulerSettings withPrefetchStop(PrefetchStop newPrefetchStop) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, newPrefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
+        return toBuilder().prefetchStop(newPrefetchStop).build();
     }
 
     /** The same knobs with loads copied in {@code newLoadLayerGroups} layer groups (1: whole blocks). */
     public SchedulerSettings withLoadLayerGroups(int newLoadLayerGroups) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, prefetchStop, newLoadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
+        return toBuilder().loadLayerGroups(newLoadLayerGroups).build();
     }
 
     /** The same knobs with another GPU→store write policy (engine {@code sglang}). */
     public SchedulerSettings withHostWritePolicy(L2WritePolicy newHostWritePolicy) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, prefetchStop, loadLayerGroups, newHostWritePolicy, waitingOrder, saveTiming);
+        return toBuilder().hostWritePolicy(newHostWritePolicy).build();
     }
 
     /** The same knobs with another waiting-queue order (engine {@code sglang}). */
     public SchedulerSettings withWaitingOrder(WaitingOrder newWaitingOrder) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, newWaitingOrder, saveTiming);
+        return toBuilder().waitingOrder(newWaitingOrder).build();
     }
 
     /** The same knobs with another save timing (engines {@code vllm} and {@code vllm-v1}). */
     public SchedulerSettings withSaveTiming(SaveTiming newSaveTiming) {
-        return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass, offload, engine,
-                prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, newSaveTiming);
+        return toBuilder().saveTiming(newSaveTiming).build();
     }
 
     public boolean prefetchEnabled() {
         return prefetchMaxRequests > 0;
+    }
+
+    /** Named construction: each knob by its record component's name; {@link #build} validates them all. */
+    public static final class Builder {
+        private int maxNumSeqs = 256;
+        private long maxBatchedTokens = 8192;
+        private final long gpuKvBlocks;
+        private int prefetchMaxRequests = 2;
+        private boolean allL1Bypass = true;
+        private boolean offload = true;
+        private String engine = VLLM;
+        private boolean prefixCaching = true;
+        private PrefetchStop prefetchStop = PrefetchStop.WAIT_COMPLETE;
+        private int loadLayerGroups = 1;
+        private L2WritePolicy hostWritePolicy = L2WritePolicy.WRITE_THROUGH;
+        private WaitingOrder waitingOrder = WaitingOrder.LPM;
+        private SaveTiming saveTiming = SaveTiming.AFTER_STEP;
+
+        private Builder(long gpuKvBlocks) {
+            this.gpuKvBlocks = gpuKvBlocks;
+        }
+
+        public Builder maxNumSeqs(int value) { maxNumSeqs = value; return this; }
+        public Builder maxBatchedTokens(long value) { maxBatchedTokens = value; return this; }
+        public Builder prefetchMaxRequests(int value) { prefetchMaxRequests = value; return this; }
+        public Builder allL1Bypass(boolean value) { allL1Bypass = value; return this; }
+        public Builder offload(boolean value) { offload = value; return this; }
+        public Builder engine(String value) { engine = value; return this; }
+        public Builder prefixCaching(boolean value) { prefixCaching = value; return this; }
+        public Builder prefetchStop(PrefetchStop value) { prefetchStop = value; return this; }
+        public Builder loadLayerGroups(int value) { loadLayerGroups = value; return this; }
+        public Builder hostWritePolicy(L2WritePolicy value) { hostWritePolicy = value; return this; }
+        public Builder waitingOrder(WaitingOrder value) { waitingOrder = value; return this; }
+        public Builder saveTiming(SaveTiming value) { saveTiming = value; return this; }
+
+        public SchedulerSettings build() {
+            return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass,
+                    offload, engine, prefixCaching, prefetchStop, loadLayerGroups, hostWritePolicy, waitingOrder, saveTiming);
+        }
     }
 }

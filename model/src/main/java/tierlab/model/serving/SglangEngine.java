@@ -1,19 +1,12 @@
 package tierlab.model.serving;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import tierlab.model.geometry.BlockKey;
-import tierlab.model.io.IoCompletion;
-import tierlab.model.io.IoOp;
-import tierlab.model.request.RequestOutcome;
-import tierlab.model.request.RequestSpec;
 import tierlab.model.store.LookupResult;
-import tierlab.model.store.LookupResult.HitClass;
-import tierlab.model.store.StoreEvent;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
 
@@ -30,9 +23,9 @@ import tierlab.model.trace.DecisionTrace;
  *       unlocked leaves for the pages a request lacks.</li>
  *   <li>Beyond its GPU prefix, a request's host (L1) hit is loaded back before its prefill; a storage
  *       (L2 or mixed) hit is prefetched, and {@link SchedulerSettings#prefetchStop()} decides how long the
- *       request waits for it: at the deadline the prefetch stops, what reached L1 is loaded and the rest
- *       is recomputed (counted in {@link #prefetchTimeoutTokens()}).</li>
- *   <li>Engine steps: decode first, then prefill chunks under {@code maxBatchedTokens}; every full page a
+ *       request waits for it ({@link SglangPrefetches}): at the deadline the prefetch stops, what reached
+ *       L1 is loaded and the rest is recomputed (counted in {@link #prefetchTimeoutTokens()}).</li>
+ *   <li>Engine steps ({@link StepEngine}): decode first, then prefill chunks under {@code maxBatchedTokens}; every full page a
  *       step completes is inserted into the tree at once ({@code cache_unfinished_req}); when decode
  *       finds no page, running requests are retracted (recomputed later) in SGLang's order.</li>
  *   <li>{@link SchedulerSettings#hostWritePolicy()}: a page is saved to the store when computed
@@ -42,54 +35,25 @@ import tierlab.model.trace.DecisionTrace;
  *
  * <p>Deterministic: time is a parameter, queues are ordered, and hash maps are only looked up.
  */
-public final class SglangEngine implements ServingEngine {
+public final class SglangEngine extends StepEngine {
 
     /** Above this many waiting requests {@code lpm} keeps the queue's order (SGLang's schedule_policy.py). */
     static final int LPM_MAX_QUEUE = 128;
 
-    private enum StepPhase { IDLE, LOADING, COMPUTING }
-
     private enum Admission { ADMITTED, NO_ROOM }
 
-    /** A storage prefetch in flight: the request waits for it until {@code deadlineNs}. */
-    private record Prefetch(EngineRequest request, long deadlineNs, long hitTokens, int hitBlocks) {}
-
-    private final SchedulerSettings settings;
-    private final TieredStore store;
-    private final DecisionTrace trace;
-    private final int blockTokens;
-    private final GpuBlockPool pool;
     private final RadixCache radix = new RadixCache();
     private final HiCacheWrites writes;
-    private final EngineRequests requests = new EngineRequests();
-    private final ArrayDeque<EngineRequest> waiting = new ArrayDeque<>();
-    private final List<EngineRequest> running = new ArrayList<>();
-    private final List<Prefetch> prefetching = new ArrayList<>();
-    private final List<IoOp> ownOps = new ArrayList<>();
-    private final List<EngineRequest> stepLoads = new ArrayList<>();
-
-    private StepPhase stepPhase = StepPhase.IDLE;
-    /** Requests appended to the waiting queue so far, and the tree's mutations and appends when it was last sorted. */
-    private long waitingAppends;
+    private final SglangPrefetches prefetches;
+    /** The tree's mutations and the queue's appends when it was last sorted. */
     private long sortedAtMutations = -1;
     private long sortedAtAppends = -1;
-    private boolean admissionDirty = true;
-    private long computeTicket = -1;
-    private IoOp.Compute currentCompute;
-    private final EngineRequests.StepBuffers stepBuffers = new EngineRequests.StepBuffers();
-    private long stepIndex;
-    private long computedPromptTokens;
-    private long prefetchCalls;
     private long retractions;
-    private long prefetchTimeoutTokens;
 
     public SglangEngine(SchedulerSettings settings, TieredStore store, DecisionTrace trace) {
-        this.settings = settings;
-        this.store = store;
-        this.trace = trace;
-        this.blockTokens = store.settings().geometry().blockTokens();
-        this.pool = new GpuBlockPool(settings.gpuKvBlocks());
-        this.writes = new HiCacheWrites(settings, store, trace, radix, pool);
+        super(settings, store, trace, new GpuBlockPool(settings.gpuKvBlocks()), true);
+        this.writes = new HiCacheWrites(settings, store, trace, radix, gpuBlocks);
+        this.prefetches = new SglangPrefetches(this);
     }
 
     @Override
@@ -97,89 +61,45 @@ public final class SglangEngine implements ServingEngine {
         return ServingEngines.SGLANG;
     }
 
+    /** Prefetches whose deadline has come stop at every event the engine sees. */
     @Override
-    public void submit(RequestSpec spec, long nowNs) {
-        waiting.addLast(requests.add(spec, blockTokens, settings.gpuKvBlocks()));
-        waitingAppends++;
-        admissionDirty = true;
-        trace.record("arrive", spec.requestId(), spec.promptTokens(), spec.outputTokens());
-    }
-
-    @Override
-    public void onCompletion(IoCompletion completion, long nowNs) {
-        if (completion.ticket() == computeTicket) {
-            finishCompute(nowNs);
-        } else {
-            store.onCompletion(completion, nowNs);
-        }
-        stopExpiredPrefetches(nowNs);
-        handleStoreEvents(nowNs);
+    void afterCompletion(long nowNs) {
+        prefetches.stopExpired(nowNs);
     }
 
     @Override
     public void tick(long nowNs) {
         handleStoreEvents(nowNs);
-        stopExpiredPrefetches(nowNs);
+        prefetches.stopExpired(nowNs);
         if (stepPhase == StepPhase.IDLE) {
             if (admissionDirty) {
                 admissionDirty = false;
                 admit(nowNs);
             }
             // A best-effort prefetch begun by this pass stops before the step it would delay.
-            stopExpiredPrefetches(nowNs);
+            prefetches.stopExpired(nowNs);
             startStep(nowNs);
         }
         handleStoreEvents(nowNs);
-    }
-
-    @Override
-    public List<IoOp> drainOps() {
-        return EngineRequests.drain(store.drainOps(), ownOps);
     }
 
     // ------------------------------------------------------------------------------------------
     // Store events
     // ------------------------------------------------------------------------------------------
 
-    private void handleStoreEvents(long nowNs) {
-        List<StoreEvent> events = store.drainEvents();
-        for (int i = 0; i < events.size(); i++) {
-            StoreEvent event = events.get(i);
-            admissionDirty = true;
-            EngineRequest request = requests.get(event.requestId());
-            switch (event) {
-                case StoreEvent.AcquireDone done -> onPrefetchDone(request, done.succeeded(), nowNs);
-                case StoreEvent.LoadDone done -> onLoadDone(request, done.succeeded(), nowNs);
-                case StoreEvent.SaveStaged staged -> writes.staged(event.requestId());
-            }
-        }
+    @Override
+    void onSaveStaged(long requestId, boolean cancelled, long nowNs) {
+        writes.staged(requestId);
     }
 
-    private void onPrefetchDone(EngineRequest request, boolean succeeded, long nowNs) {
-        if (request == null || !request.acquiring || request.phase != EngineRequest.Phase.PREFETCHING) {
-            return;
-        }
-        request.acquiring = false;
-        prefetching.removeIf(p -> p.request() == request);
-        trace.record("prefetch-done", request.spec.requestId(), succeeded ? 1 : 0);
-        if (succeeded) {
-            request.prefetched = true;
-            startRunning(request, request.hit, nowNs);
-        } else {
-            // The storage read failed: what it was to bring is computed instead.
-            store.releaseLease(request.spec.requestId(), nowNs);
-            startRunning(request, null, nowNs);
-        }
+    @Override
+    void onAcquireDone(EngineRequest request, boolean succeeded, long nowNs) {
+        prefetches.onAcquireDone(request, succeeded, nowNs);
     }
 
-    private void onLoadDone(EngineRequest request, boolean succeeded, long nowNs) {
-        if (request == null || !request.loading) {
-            return;
-        }
-        request.loading = false;
-        request.needsLoad = false;
+    @Override
+    void loadLanded(EngineRequest request, boolean succeeded, long nowNs) {
         if (succeeded) {
-            request.computedTokens = request.hit.computedTokens() + request.hit.hitTokens();
             // The loaded pages join the tree: HiCache's load-back lands in the radix cache.
             cachePages(request, nowNs);
         } else {
@@ -187,9 +107,6 @@ public final class SglangEngine implements ServingEngine {
         }
         // The KV is on the GPU (or will be computed): the host copies need no lease any more.
         store.releaseLease(request.spec.requestId(), nowNs);
-        trace.record("loaded", request.spec.requestId(), succeeded ? 1 : 0, request.computedTokens);
-        stepLoads.remove(request);
-        maybeCompute(nowNs);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -205,7 +122,7 @@ public final class SglangEngine implements ServingEngine {
             sortedAtAppends = waitingAppends;
         }
         for (Iterator<EngineRequest> queue = waiting.iterator(); queue.hasNext(); ) {
-            if (running.size() + prefetching.size() >= settings.maxNumSeqs()) {
+            if (running.size() + prefetches.active() >= settings.maxNumSeqs()) {
                 return;
             }
             EngineRequest request = queue.next();
@@ -245,7 +162,7 @@ public final class SglangEngine implements ServingEngine {
         int needBlocks = (int) (Math.ceilDiv(request.spec.promptTokens(), blockTokens) - matched);
         // SGLang's PrefillAdder: the pages free plus those eviction can give back (every unlocked page).
         radix.lock(last);
-        if (pool.freeCount() + radix.unlockedCount() < needBlocks) {
+        if (gpuBlocks.freeCount() + radix.unlockedCount() < needBlocks) {
             radix.unlock(last);
             return Admission.NO_ROOM;
         }
@@ -279,105 +196,12 @@ public final class SglangEngine implements ServingEngine {
                     startRunning(request, null, nowNs);
                 }
             }
-            case MIXED, L2 -> startPrefetch(request, hit, nowNs);
+            case MIXED, L2 -> prefetches.start(request, hit, nowNs);
         }
         return Admission.ADMITTED;
     }
 
-    /** The storage part of a hit is brought to L1 under the request's lease; the request waits per the stop policy. */
-    private void startPrefetch(EngineRequest request, LookupResult hit, long nowNs) {
-        prefetchCalls++;
-        TieredStore.AcquireOutcome outcome = store.acquire(request.spec.requestId(), hit, nowNs);
-        trace.record("prefetch", request.spec.requestId(), outcome.ordinal());
-        switch (outcome) {
-            case READY -> startRunning(request, hit, nowNs);
-            case PROMOTING -> {
-                request.phase = EngineRequest.Phase.PREFETCHING;
-                request.hit = hit;
-                request.acquiring = true;
-                request.loadsWaited++;
-                if (request.admittedNs < 0) {
-                    request.admittedNs = nowNs;
-                }
-                long deadlineNs = settings.prefetchStop().deadlineNs(nowNs, request.spec.promptTokens());
-                prefetching.add(new Prefetch(request, deadlineNs, hit.hitTokens(), hit.hitBlocks()));
-            }
-            case ADMISSION_WAIT, NOTHING_TO_ACQUIRE -> {
-                store.releaseLease(request.spec.requestId(), nowNs);
-                startRunning(request, null, nowNs);
-            }
-        }
-    }
-
-    /**
-     * Prefetches whose deadline has come stop (checked at every event the engine sees): the lease goes,
-     * the longest leading part of the hit that has reached L1 is loaded, and the rest is recomputed.
-     */
-    private void stopExpiredPrefetches(long nowNs) {
-        for (int i = 0; i < prefetching.size(); ) {
-            Prefetch prefetch = prefetching.get(i);
-            if (prefetch.deadlineNs() > nowNs) {
-                i++;
-                continue;
-            }
-            prefetching.remove(i);
-            EngineRequest request = prefetch.request();
-            request.acquiring = false;
-            admissionDirty = true;
-            store.releaseLease(request.spec.requestId(), nowNs);
-            LookupResult arrived = arrivedPrefix(request, prefetch.hitBlocks(), nowNs);
-            long recomputed = Math.max(0, prefetch.hitTokens() - (arrived == null ? 0 : arrived.hitTokens()));
-            prefetchTimeoutTokens += recomputed;
-            trace.record("prefetch-stop", request.spec.requestId(), recomputed);
-            LookupResult prefetched = request.hit;
-            startRunning(request, arrived, nowNs);
-            // Per request, at the admission that serves it (the pass metric sums the requests' figures).
-            request.prefetchTimeoutTokens = recomputed;
-            if (arrived != null) {
-                // What arrived came through the prefetch: L1 and L2 shares as at the lookup that began it.
-                request.admittedResidentUnits = prefetched.residentUnits();
-                request.admittedUnits = prefetched.units().size();
-            }
-        }
-    }
-
-    /**
-     * The longest leading run of a stopped prefetch's blocks that is wholly in L1 now, leased (null when its
-     * first block has not arrived): SGLang uses the part of a prefetch that completed. Whether the first k
-     * blocks are all in L1 only turns false as k grows, so a binary search over k finds it with side-effect
-     * free classifications, and one lookup capped after k blocks takes its lease.
-     */
-    private LookupResult arrivedPrefix(EngineRequest request, int hitBlocks, long nowNs) {
-        List<BlockKey> chain = request.spec.chain();
-        long startTokens = request.computedTokens;
-        int arrivedBlocks = 0;
-        int notArrivedFrom = hitBlocks + 1;
-        while (notArrivedFrom - arrivedBlocks > 1) {
-            int blocks = (arrivedBlocks + notArrivedFrom) >>> 1;
-            if (store.classify(chain, startTokens, promptCappedAfter(request, blocks)) == HitClass.L1) {
-                arrivedBlocks = blocks;
-            } else {
-                notArrivedFrom = blocks;
-            }
-        }
-        if (arrivedBlocks == 0) {
-            return null;
-        }
-        LookupResult arrived = store.lookup(request.spec.requestId(), chain, startTokens,
-                promptCappedAfter(request, arrivedBlocks), nowNs);
-        if (arrived.hitClass() != HitClass.L1 || arrived.leaseStatus() != LookupResult.LeaseStatus.LEASED) {
-            store.releaseLease(request.spec.requestId(), nowNs);
-            return null;
-        }
-        return arrived;
-    }
-
-    /** A prompt length whose lookup hit (capped one token short) ends after {@code blocks} blocks past the computed ones. */
-    private long promptCappedAfter(EngineRequest request, int blocks) {
-        return Math.min(request.spec.promptTokens(), request.computedTokens + (long) blocks * blockTokens + 1);
-    }
-
-    private void startRunning(EngineRequest request, LookupResult hit, long nowNs) {
+    void startRunning(EngineRequest request, LookupResult hit, long nowNs) {
         request.phase = EngineRequest.Phase.RUNNING;
         request.hit = hit;
         if (request.admittedNs < 0) {
@@ -399,18 +223,18 @@ public final class SglangEngine implements ServingEngine {
      * (write-back) are enqueued under {@code saveId}, the request the pages are for.
      */
     private boolean allocate(List<Long> into, int count, long saveId, long nowNs) {
-        while (pool.freeCount() < count && radix.hasEvictable()) {
+        while (gpuBlocks.freeCount() < count && radix.hasEvictable()) {
             RadixCache.Node victim = radix.evictLeastRecentlyUsedLeaf();
             trace.record("gpu-evict", victim.gpuBlock, victim.depth);
             // Written back on eviction, the block is reused once its staging copy has read it.
             if (!writes.writeBackOnEviction(victim, saveId, nowNs)) {
-                pool.release(List.of(victim.gpuBlock));
+                gpuBlocks.release(List.of(victim.gpuBlock));
             }
         }
-        if (pool.freeCount() < count) {
+        if (gpuBlocks.freeCount() < count) {
             return false;
         }
-        pool.fillTo(into, into.size() + count);
+        gpuBlocks.fillTo(into, into.size() + count);
         return true;
     }
 
@@ -436,7 +260,7 @@ public final class SglangEngine implements ServingEngine {
                 node = radix.insert(chain, p + 1, parent, own, nowNs);
                 firstNew = firstNew < 0 ? p : firstNew;
             } else {
-                pool.release(List.of(own));
+                gpuBlocks.release(List.of(own));
                 request.gpuBlocks.set(p, node.gpuBlock);
                 writes.computed(request, firstNew, p, nowNs);
                 firstNew = -1;
@@ -454,41 +278,10 @@ public final class SglangEngine implements ServingEngine {
     // The engine step
     // ------------------------------------------------------------------------------------------
 
-    private void startStep(long nowNs) {
-        if (running.isEmpty()) {
-            return;
-        }
-        stepLoads.clear();
-        for (EngineRequest request : running) {
-            if (request.needsLoad && !request.loading) {
-                stepLoads.add(request);
-            }
-        }
-        stepPhase = StepPhase.LOADING;
-        for (EngineRequest request : new ArrayList<>(stepLoads)) {
-            startLoad(request, nowNs);
-        }
-        maybeCompute(nowNs);
-    }
-
     /** Load-back: the hit's host copies go to the request's own pages beyond its GPU prefix. */
-    private void startLoad(EngineRequest request, long nowNs) {
-        EngineRequests.startLoad(request, store, stepLoads, true, nowNs);
-    }
-
-    private void maybeCompute(long nowNs) {
-        if (stepPhase != StepPhase.LOADING || !stepLoads.isEmpty()) {
-            return;
-        }
-        List<IoOp.ComputeItem> items = EngineRequests.stepItems(running, settings.maxBatchedTokens(), blockTokens,
-                request -> growOrRetract(request, nowNs), stepBuffers);
-        if (items.isEmpty()) {
-            stepPhase = StepPhase.IDLE;
-            return;
-        }
-        currentCompute = EngineRequests.newStep(store, stepIndex++, items, ownOps, trace);
-        computeTicket = currentCompute.ticket();
-        stepPhase = StepPhase.COMPUTING;
+    @Override
+    void startStepLoad(EngineRequest request, long nowNs) {
+        startLoad(request, nowNs);
     }
 
     /**
@@ -497,7 +290,8 @@ public final class SglangEngine implements ServingEngine {
      * the newest on a tie) until one is free. False when the request itself was retracted or nothing can
      * be, or when the request would retract itself while saves in flight will give pages back.
      */
-    private boolean growOrRetract(EngineRequest request, long nowNs) {
+    @Override
+    boolean grow(EngineRequest request, long nowNs) {
         while (!allocate(request.gpuBlocks, 1, request.spec.requestId(), nowNs)) {
             EngineRequest victim = null;
             for (EngineRequest candidate : running) {
@@ -542,22 +336,11 @@ public final class SglangEngine implements ServingEngine {
      * SGLang re-queues retracted requests); its full pages stay in the tree, unlocked, for whoever comes next.
      */
     private void retract(EngineRequest request, long nowNs) {
-        admissionDirty = true;
-        running.remove(request);
-        stepLoads.remove(request);
-        request.preemptions++;
+        resetForRecompute(request, nowNs);
         retractions++;
-        store.releaseLease(request.spec.requestId(), nowNs);
         releasePages(request);
-        request.computedTokens = 0;
-        request.outputDone = 0;
-        request.hit = null;
-        request.needsLoad = false;
-        request.loading = false;
-        request.acquiring = false;
-        request.phase = EngineRequest.Phase.WAITING;
-        waiting.addLast(request);
-        waitingAppends++;
+        clearProgress(request);
+        appendWaiting(request);
         trace.record("retract", request.spec.requestId());
     }
 
@@ -566,7 +349,7 @@ public final class SglangEngine implements ServingEngine {
         if (request.cachedBlocks > 0) {
             radix.unlock(radix.node(request.spec.chain().get(request.cachedBlocks - 1)));
         }
-        pool.release(request.gpuBlocks.subList(request.cachedBlocks, request.gpuBlocks.size()));
+        gpuBlocks.release(request.gpuBlocks.subList(request.cachedBlocks, request.gpuBlocks.size()));
         request.gpuBlocks.clear();
         request.cachedBlocks = 0;
     }
@@ -581,71 +364,31 @@ public final class SglangEngine implements ServingEngine {
         return true;
     }
 
-    private void finishCompute(long nowNs) {
-        admissionDirty = true;
-        IoOp.Compute compute = currentCompute;
-        currentCompute = null;
-        computeTicket = -1;
-        stepPhase = StepPhase.IDLE;
-        List<IoOp.ComputeItem> items = compute.items();
-        for (int i = 0; i < items.size(); i++) {
-            EngineRequest request = requests.get(items.get(i).requestId());
-            if (request.phase != EngineRequest.Phase.RUNNING) {
-                continue;
-            }
-            if (request.computedTokens < request.spec.promptTokens()) {
-                request.computedTokens += items.get(i).newTokens();
-                computedPromptTokens += items.get(i).newTokens();
-                cachePages(request, nowNs);
-                if (request.computedTokens == request.spec.promptTokens()) {
-                    request.outputDone = 1;
-                    if (request.firstTokenNs < 0) {
-                        request.firstTokenNs = nowNs;
-                    }
-                }
-            } else {
-                request.outputDone++;
-            }
-            maybeFinish(request, nowNs);
-        }
-        trace.record("step-done", compute.stepIndex());
+    /** Every full page the step completed joins the tree at once ({@code cache_unfinished_req}). */
+    @Override
+    void prefillComputed(EngineRequest request, long nowNs) {
+        cachePages(request, nowNs);
     }
 
     /** Done decoding: the request leaves; its pages stay in the tree (saves in flight keep theirs locked). */
-    private void maybeFinish(EngineRequest request, long nowNs) {
-        if (request.outputDone < request.spec.outputTokens()) {
-            return;
-        }
-        running.remove(request);
-        request.phase = EngineRequest.Phase.FINISHED;
-        store.releaseLease(request.spec.requestId(), nowNs);
+    @Override
+    void releaseFinishedBlocks(EngineRequest request) {
         releasePages(request);
-        requests.finish(request.outcome(nowNs));
-        trace.record("finish", request.spec.requestId(), nowNs);
     }
 
     // ------------------------------------------------------------------------------------------
     // Queries and invariants
     // ------------------------------------------------------------------------------------------
 
-    @Override public SchedulerSettings settings() { return settings; }
-    @Override public TieredStore store() { return store; }
-    @Override public List<RequestOutcome> finished() { return requests.finished(); }
-    @Override public int finishedCount() { return requests.finishedCount(); }
-    @Override public boolean allFinished() { return requests.allFinished(); }
-    @Override public List<RequestSpec> unfinished() { return requests.unfinished(); }
-    @Override public List<Long> finishedIds() { return requests.finishedIds(); }
-    @Override public int runningCount() { return running.size(); }
-    @Override public int waitingCount() { return waiting.size(); }
-    @Override public int activePrefetches() { return prefetching.size(); }
+    @Override public int activePrefetches() { return prefetches.active(); }
     /** Blocks a request could take now: free, or cached in an unlocked page that eviction gives back. */
-    @Override public long freeGpuBlockCount() { return pool.freeCount() + radix.unlockedCount(); }
-    @Override public long prefetchCalls() { return prefetchCalls; }
+    @Override public long freeGpuBlockCount() { return gpuBlocks.freeCount() + radix.unlockedCount(); }
+    @Override public long prefetchCalls() { return prefetches.calls(); }
     @Override public long deferrals() { return 0; }
     @Override public long preemptions() { return retractions; }
     @Override public long computedPromptTokens() { return computedPromptTokens; }
     @Override public long gpuBlocksEvicted() { return radix.evictions(); }
-    @Override public long prefetchTimeoutTokens() { return prefetchTimeoutTokens; }
+    @Override public long prefetchTimeoutTokens() { return prefetches.timeoutTokens(); }
 
     /** Pages in the radix tree now (for tests). */
     int cachedPages() {
@@ -678,21 +421,17 @@ public final class SglangEngine implements ServingEngine {
         }
         writes.addLockHolders(lockHolders);
         radix.checkInvariants(lockHolders);
-        pool.checkInvariants(ownBlocks + radix.size());
+        gpuBlocks.checkInvariants(ownBlocks + radix.size());
         writes.checkInvariants();
         int prefetchingCount = 0;
         for (EngineRequest request : requests.inIdOrder()) {
             prefetchingCount += request.phase == EngineRequest.Phase.PREFETCHING ? 1 : 0;
         }
-        if (prefetchingCount != prefetching.size() || running.size() + prefetching.size() > settings.maxNumSeqs()) {
-            throw new IllegalStateException("S4: " + running.size() + " running and " + prefetching.size() + " prefetching ("
+        if (prefetchingCount != prefetches.active() || running.size() + prefetches.active() > settings.maxNumSeqs()) {
+            throw new IllegalStateException("S4: " + running.size() + " running and " + prefetches.active() + " prefetching ("
                     + prefetchingCount + " in that phase), maxNumSeqs " + settings.maxNumSeqs());
         }
-        for (EngineRequest request : waiting) {
-            if (request.phase != EngineRequest.Phase.WAITING) {
-                throw new IllegalStateException("S4: request " + request.spec.requestId() + " is queued but " + request.phase);
-            }
-        }
+        checkStepInvariants("S4: ");
         store.checkInvariants();
     }
 

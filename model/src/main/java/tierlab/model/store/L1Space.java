@@ -78,21 +78,8 @@ final class L1Space extends StorePart {
     private Slice headroomNewest;
     private int headroomCount;
 
-    /**
-     * Per unit index, the value of {@link #residencyGains} when the unit last gained L1 content
-     * (was published, or had its content set). With {@link tierlab.model.l2.L2Index#removals()} it tells whether a
-     * {@link MixedOrL2Witness} still holds: see {@link Leases#mixedOrL2Witness}.
-     */
-    private final long[] residencyGainByUnit;
-    private long residencyGains;
-
-    /**
-     * Per unit index, how many witnesses a caller has asked to {@link #watch}; a gain on a watched
-     * unit bumps {@link #watchedResidencyGains}, so a caller holding many witnesses can tell in
-     * constant time that none of them can have broken.
-     */
-    private final int[] watchersByUnit;
-    private long watchedResidencyGains;
+    /** The stamps of L1 content gains that tell whether a lookup witness still holds. */
+    private final ResidencyGains gains;
 
     L1Space(StoreContext ctx) {
         super(ctx);
@@ -107,40 +94,31 @@ final class L1Space extends StorePart {
         this.policy = Policies.create(settings.policy(), settings.policyOptions(
                 Math.max(1, settings.l1CapacityBytes() / laneBytes), futureKeys));
         this.residentByUnit = new DenseUnitMap<>(laneBytes, ctx.unitCount);
-        this.residencyGainByUnit = new long[ctx.unitCount];
-        this.watchersByUnit = new int[ctx.unitCount];
+        this.gains = new ResidencyGains(ctx.unitCount, index);
     }
 
     /** A unit gained L1 content (or may have): stamp it for the witnesses (see {@link MixedOrL2Witness}). */
     void residencyGained(long unit) {
-        int index = unitIndex(unit);
-        residencyGainByUnit[index] = ++residencyGains;
-        if (watchersByUnit[index] > 0) {
-            watchedResidencyGains++;
-        }
+        gains.gained(unitIndex(unit));
     }
 
     /** Counts {@code witness}'s unit as watched until {@link #unwatch}: its gains then bump {@link #watchedResidencyGains()}. */
     void watch(MixedOrL2Witness witness) {
-        watchersByUnit[witness.unitIndex()]++;
+        gains.watch(witness);
     }
 
     void unwatch(MixedOrL2Witness witness) {
-        watchersByUnit[witness.unitIndex()]--;
+        gains.unwatch(witness);
     }
 
-    /**
-     * Gains of L1 content on watched units so far. While this and {@link tierlab.model.l2.L2Index#removals()} are
-     * unchanged, every watched witness that held still holds.
-     */
+    /** Gains of L1 content on watched units so far ({@link ResidencyGains#watchedGains}). */
     long watchedResidencyGains() {
-        return watchedResidencyGains;
+        return gains.watchedGains();
     }
 
     /** Whether {@code witness} still holds (see {@link MixedOrL2Witness}); constant time. */
     boolean witnessHolds(MixedOrL2Witness witness) {
-        return index.removals() == witness.indexRemovalsAt()
-                && residencyGainByUnit[witness.unitIndex()] <= witness.residencyGainsAt();
+        return gains.witnessHolds(witness);
     }
 
     /** An access: refresh recency, and a headroom entry that proved useful becomes an ordinary one. */
@@ -361,7 +339,7 @@ final class L1Space extends StorePart {
 
     /** Gains of L1 content so far, on any unit (see {@link MixedOrL2Witness}). */
     long residencyGains() {
-        return residencyGains;
+        return gains.gains();
     }
 
     long l1FreeBytes() {

@@ -39,7 +39,7 @@ class AdmissionAndPrefetchTest {
         h.scheduler.tick(h.nowNs);
         h.pending.addAll(h.scheduler.drainOps());
         assertEquals(1, h.scheduler.runningCount(), "admitted at once: no prefetch, no parking");
-        assertEquals(EngineScheduler.StepPhase.LOADING, ((EngineScheduler) h.scheduler).stepPhase());
+        assertEquals(StepEngine.StepPhase.LOADING, ((EngineScheduler) h.scheduler).stepPhase());
         assertEquals(4, h.pending.stream().filter(op -> op instanceof IoOp.L2Read).count());
         assertTrue(h.pending.stream().noneMatch(op -> op instanceof IoOp.Compute), "the step waits for its L2 reads");
         h.runToQuiescence(100_000);
@@ -100,7 +100,7 @@ class AdmissionAndPrefetchTest {
     @Test
     void chunkedPrefillRespectsTheStepTokenBudgetAndMaxNumSeqs() {
         EngineHarness h = new EngineHarness(EngineSchedulerTest.store(64, 512),
-                new SchedulerSettings(2, 40, 512, 2, true), 1, false);
+                SchedulerSettings.builder(512).maxNumSeqs(2).maxBatchedTokens(40).build(), 1, false);
         for (int i = 0; i < 3; i++) {
             h.submit(i, 100, 3, BlockChains.named("q" + i, 6));
         }
@@ -127,7 +127,8 @@ class AdmissionAndPrefetchTest {
     @Test
     void decodeThatRunsOutOfGpuBlocksPreemptsTheNewestRequest() {
         // 14 GPU blocks: two 6-block prompts fit, their decode growth does not.
-        EngineHarness h = new EngineHarness(EngineSchedulerTest.store(64, 512), new SchedulerSettings(4, 8192, 14, 2, true), 1, false);
+        EngineHarness h = new EngineHarness(EngineSchedulerTest.store(64, 512), SchedulerSettings.builder(14)
+                .maxNumSeqs(4).build(), 1, false);
         h.submit(1, 6 * 16, 20, BlockChains.named("a", 6));
         h.submit(2, 6 * 16, 20, BlockChains.named("b", 6));
         h.runToQuiescence(1_000_000);

@@ -52,7 +52,8 @@ class FuzzFindingsTest {
      */
     @Test
     void b_parkedPrefetchLeaseBlocksTheStoreOfTheRequestHoldingItsGpuBlocks() {
-        EngineHarness h = new EngineHarness(store(1, 2, 3), new SchedulerSettings(2, 512, 4, 1, true), 1, false);
+        EngineHarness h = new EngineHarness(store(1, 2, 3), SchedulerSettings.builder(4).maxNumSeqs(2)
+                .maxBatchedTokens(512).prefetchMaxRequests(1).build(), 1, false);
         List<BlockKey> x = BlockChains.named("X", 1);
         h.submit(0, 17, 1, x);                                  // cold: X at slot 0
         h.submit(1, 33, 1, BlockChains.named("Y", 2));         // cold: Y at slots 1, 2; X leaves L1
@@ -70,7 +71,8 @@ class FuzzFindingsTest {
     @Test
     void c_cancelledSavesStagedEventReleasesTheNewIncarnation() {
         StoreSettings settings = store(2, 32, 64).withStaging(1, true);
-        EngineHarness h = new EngineHarness(settings, new SchedulerSettings(1, 512, 6, 2, true), 1, false);
+        EngineHarness h = new EngineHarness(settings, SchedulerSettings.builder(6).maxNumSeqs(1).maxBatchedTokens(512)
+                .build(), 1, false);
         h.submit(0, 33, 2, BlockChains.named("X", 2));
         h.submit(1, 79, 1, BlockChains.named("Y", 4));
         h.scheduler.tick(h.nowNs);
@@ -95,7 +97,8 @@ class FuzzFindingsTest {
     @Test
     void e_stagedStoreOfReallocatedSlotsWaitsForTheNewOwnersLease() {
         StoreSettings settings = store(1, 3, 2).withStaging(2, true);
-        EngineHarness h = new EngineHarness(settings, new SchedulerSettings(2, 512, 16, 1, true), 1, false);
+        EngineHarness h = new EngineHarness(settings, SchedulerSettings.builder(16).maxNumSeqs(2)
+                .maxBatchedTokens(512).prefetchMaxRequests(1).build(), 1, false);
         List<BlockKey> b = BlockChains.named("B", 2);
         h.submit(0, 32, 1, BlockChains.named("A", 2));
         h.submit(1, 32, 1, b);
@@ -117,7 +120,8 @@ class FuzzFindingsTest {
      */
     @Test
     void g_decodeGrowthPreemptsItselfWhileAPrefetchHoldsTheBlocks() {
-        EngineHarness h = new EngineHarness(store(1, 2, 16), new SchedulerSettings(2, 512, 6, 2, true), 1, false);
+        EngineHarness h = new EngineHarness(store(1, 2, 16), SchedulerSettings.builder(6).maxNumSeqs(2)
+                .maxBatchedTokens(512).build(), 1, false);
         List<BlockKey> a = BlockChains.named("A", 2);
         List<BlockKey> b = BlockChains.named("B", 2);
         h.submit(0, 32, 1, a);

@@ -88,7 +88,8 @@ class ModelFuzzTest {
         }
 
         SchedulerSettings schedulerSettings() {
-            return new SchedulerSettings(maxNumSeqs, maxBatchedTokens, gpuKvBlocks, prefetchMaxRequests, allL1Bypass);
+            return SchedulerSettings.builder(gpuKvBlocks).maxNumSeqs(maxNumSeqs).maxBatchedTokens(maxBatchedTokens)
+                    .prefetchMaxRequests(prefetchMaxRequests).allL1Bypass(allL1Bypass).build();
         }
 
         List<List<BlockKey>> chainKeys() {

@@ -35,7 +35,8 @@ class PreemptionLivelockTest {
         // The replay's store: tp 2 (two lanes, so a save is two staging copies), 2 L2 slots, 3 staging slots.
         StoreSettings store = TinyModel.store(6, 2, 2)
                 .withStaging(3, false).withPolicy("bip").withPromotionsAsHeadroom(false).withReadBatching(2, true);
-        EngineHarness h = new EngineHarness(store, new SchedulerSettings(2, 256, 4, 3, false), 1, false);
+        EngineHarness h = new EngineHarness(store, SchedulerSettings.builder(4).maxNumSeqs(2).maxBatchedTokens(256)
+                .prefetchMaxRequests(3).allL1Bypass(false).build(), 1, false);
         h.submit(1, 30, 3, BlockChains.named("P", 1));
         h.scheduler.tick(h.nowNs);                              // P is admitted and prefills before Q arrives
         h.pending.addAll(h.scheduler.drainOps());
@@ -64,7 +65,8 @@ class PreemptionLivelockTest {
                     for (long seed = 0; seed < 12; seed++) {
                         StoreSettings store = TinyModel.store(6, 2, tp)
                                 .withStaging(stagingSlots, false);
-                        EngineHarness h = new EngineHarness(store, new SchedulerSettings(2, 256, gpuBlocks, 3, false), seed, seed % 2 == 1);
+                        EngineHarness h = new EngineHarness(store, SchedulerSettings.builder(gpuBlocks).maxNumSeqs(2)
+                                .maxBatchedTokens(256).prefetchMaxRequests(3).allL1Bypass(false).build(), seed, seed % 2 == 1);
                         SplittableRandom draw = new SplittableRandom(seed * 31 + gpuBlocks);
                         int requests = 2 + draw.nextInt(3);
                         for (int r = 1; r <= requests; r++) {

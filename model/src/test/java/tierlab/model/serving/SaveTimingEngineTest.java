@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import tierlab.model.io.IoOp;
-import tierlab.model.serving.EngineScheduler.StepPhase;
+import tierlab.model.serving.StepEngine.StepPhase;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.EngineHarness;

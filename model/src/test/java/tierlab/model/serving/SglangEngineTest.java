@@ -42,7 +42,8 @@ class SglangEngineTest {
     }
 
     private static SchedulerSettings settings(long gpuBlocks, boolean offload, int maxNumSeqs) {
-        return new SchedulerSettings(maxNumSeqs, 8192, gpuBlocks, 2, true, offload, ServingEngines.SGLANG);
+        return SchedulerSettings.builder(gpuBlocks).maxNumSeqs(maxNumSeqs).offload(offload)
+                .engine(ServingEngines.SGLANG).build();
     }
 
     private static Rig rig(SchedulerSettings settings, long l1Blocks) {
@@ -286,7 +287,8 @@ class SglangEngineTest {
      */
     @Test
     void chunkedPrefill_splitsThePromptUnderTheTokenBudgetAndCachesEachChunksPages() {
-        SchedulerSettings settings = new SchedulerSettings(16, 32, 16, 2, true, false, ServingEngines.SGLANG);
+        SchedulerSettings settings = SchedulerSettings.builder(16).maxNumSeqs(16).maxBatchedTokens(32).offload(false)
+                .engine(ServingEngines.SGLANG).build();
         Rig rig = rig(settings, 64);
         EngineHarness h = rig.h();
         h.submit(1, 100, 1, BlockChains.named("long", 6));

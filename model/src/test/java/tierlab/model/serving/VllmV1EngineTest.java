@@ -34,8 +34,8 @@ class VllmV1EngineTest {
     }
 
     private static Rig rig(long gpuBlocks, boolean prefixCaching, boolean offload, int maxNumSeqs) {
-        SchedulerSettings settings = new SchedulerSettings(maxNumSeqs, 8192, gpuBlocks, 2, true, offload, ServingEngines.VLLM_V1,
-                prefixCaching);
+        SchedulerSettings settings = SchedulerSettings.builder(gpuBlocks).maxNumSeqs(maxNumSeqs).offload(offload)
+                .engine(ServingEngines.VLLM_V1).prefixCaching(prefixCaching).build();
         DecisionTrace trace = new DecisionTrace(10_000, null);
         TieredStore store = new TieredStore(TinyModel.store(64, 256), trace);
         PrefixCachingBlockPool pool = new PrefixCachingBlockPool(gpuBlocks, prefixCaching);
@@ -251,7 +251,8 @@ class VllmV1EngineTest {
     void withPrefixCachingOffItMatchesTheVllmEngine() {
         Function<String, List<RequestOutcome>> run = kind -> {
             StoreSettings store = TinyModel.store(24, 512);
-            SchedulerSettings settings = new SchedulerSettings(4, 64, 40, 2, true, true, kind, false);
+            SchedulerSettings settings = SchedulerSettings.builder(40).maxNumSeqs(4).maxBatchedTokens(64).engine(kind)
+                    .prefixCaching(false).build();
             EngineHarness h = new EngineHarness(store, settings, 7, true);
             for (int i = 0; i < 12; i++) {
                 h.submit(i, 5 * BT + i, 1 + i % 3, BlockChains.named("m" + i % 5, 5));

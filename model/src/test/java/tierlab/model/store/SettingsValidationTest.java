@@ -54,10 +54,12 @@ class SettingsValidationTest {
 
     @Test
     void schedulerSettingsAndRequests() {
-        failsNaming("maxNumSeqs", () -> new SchedulerSettings(0, 8192, 100, 2, true));
-        failsNaming("maxBatchedTokens", () -> new SchedulerSettings(8, -1, 100, 2, true));
-        failsNaming("gpuKvBlocks", () -> new SchedulerSettings(8, 8192, 0, 2, true));
-        failsNaming("prefetchMaxRequests", () -> new SchedulerSettings(8, 8192, 100, -1, true));
+        failsNaming("maxNumSeqs", () -> SchedulerSettings.builder(100).maxNumSeqs(0).build());
+        failsNaming("maxBatchedTokens", () -> SchedulerSettings.builder(100).maxNumSeqs(8).maxBatchedTokens(-1)
+                .build());
+        failsNaming("gpuKvBlocks", () -> SchedulerSettings.builder(0).maxNumSeqs(8).build());
+        failsNaming("prefetchMaxRequests", () -> SchedulerSettings.builder(100).maxNumSeqs(8).prefetchMaxRequests(-1)
+                .build());
         failsNaming("promptTokens", () -> new RequestSpec(1, 0, 0, 1, List.of()));
         failsNaming("outputTokens", () -> new RequestSpec(1, 0, 10, 0, List.of()));
     }

@@ -72,7 +72,8 @@ public final class MooncakeReplaySpeed {
         for (int i = 0; i < warmups + runs; i++) {
             DecisionTrace trace = new DecisionTrace();
             TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
-            ServingEngine scheduler = ServingEngines.create(new SchedulerSettings(64, 16_384, 12_000, 2, true).withEngine(engine),
+            ServingEngine scheduler = ServingEngines.create(SchedulerSettings.builder(12_000).maxNumSeqs(64)
+                    .maxBatchedTokens(16_384).engine(engine).build(),
                     store, trace);
             SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
             requests.forEach(runtime::submit);

@@ -45,7 +45,8 @@ class AdmissionShortcutCrossCheckTest {
     private static Replay replay(Geometry geometry, List<RequestSpec> requests, boolean crossCheck) {
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
-        EngineScheduler scheduler = new EngineScheduler(new SchedulerSettings(64, 16_384, 12_000, 2, true), store, trace);
+        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.builder(12_000).maxNumSeqs(64)
+                .maxBatchedTokens(16_384).build(), store, trace);
         scheduler.setCrossCheck(crossCheck);
         SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
         requests.forEach(runtime::submit);

@@ -43,7 +43,8 @@ class MooncakeReplayTest {
         Geometry geometry = new Geometry(tierlab.model.geometry.ModelShape.QWEN3_8B, 512, 1);
         List<RequestSpec> requests = MooncakeWorkload.load(TRACE, geometry, new MooncakeWorkload.Options(0, timeScale));
         StoreSettings settings = StoreSettings.defaults(geometry, 512L << 30, 4096L << 30);
-        SimRuntime runtime = SimRig.of(settings, new SchedulerSettings(64, 16_384, 12_000, 2, true), 1).runtime();
+        SimRuntime runtime = SimRig.of(settings, SchedulerSettings.builder(12_000).maxNumSeqs(64)
+                .maxBatchedTokens(16_384).build(), 1).runtime();
         requests.forEach(runtime::submit);
         CounterSnapshot start = runtime.counterSnapshot();
         long wallStart = System.nanoTime();

@@ -54,7 +54,8 @@ class VllmV1AdmissionShortcutTest {
         DecisionTrace trace = new DecisionTrace();
         TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
         EngineScheduler engine = (EngineScheduler) ServingEngines.create(
-                new SchedulerSettings(64, 16_384, 12_000, 2, true).withEngine(ServingEngines.VLLM_V1), store, trace);
+                SchedulerSettings.builder(12_000).maxNumSeqs(64).maxBatchedTokens(16_384)
+                        .engine(ServingEngines.VLLM_V1).build(), store, trace);
         engine.setCrossCheck(crossCheck);
         SimRuntime runtime = new SimRuntime(engine, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
         requests.forEach(runtime::submit);
