@@ -145,6 +145,14 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         double wallSeconds = (System.nanoTime() - startNs) / 1e9;
+        // A bug's stack trace is shown now and kept in errors.log: its row alone says only its first line.
+        String errorsLog = ResultFiles.errorsLog(results);
+        if (errorsLog != null) {
+            PrintWriter stderr = spec.commandLine().getErr();
+            stderr.print("tierlab: a bug stopped some runs (their run.failureKind is 'bug'); stack traces follow and are in "
+                    + target.resolve(ResultFiles.ERRORS_LOG) + "\n" + errorsLog);
+            stderr.flush();
+        }
 
         RunInfo info = RunInfo.of(experiment, results, command(experiment), wallSeconds, threads, startedAt);
         com.fasterxml.jackson.databind.node.ObjectNode runRecord =
@@ -166,6 +174,9 @@ public final class RunCommand implements Callable<Integer> {
             Files.writeString(folder.resolve(RUN_INFO), runJson, StandardCharsets.UTF_8);
             Files.writeString(folder.resolve(ResultFiles.SUMMARY),
                     ResultFiles.json(ResultFiles.summary(experiment, results, List.of())), StandardCharsets.UTF_8);
+            if (errorsLog != null) {
+                Files.writeString(folder.resolve(ResultFiles.ERRORS_LOG), errorsLog, StandardCharsets.UTF_8);
+            }
             MissRatioReplays.write(replays, folder, chartWriter, chartFailures);
             RunTables tables = RunTables.read(folder);
             plotted[0] = Plotter.render(folder, specs, tables, specs.problems(tables), chartWriter);
@@ -180,7 +191,9 @@ public final class RunCommand implements Callable<Integer> {
         stderr.flush();
 
         long failed = results.stream().filter(RunResult::failed).count();
-        long unexpected = results.stream().filter(r -> r.failed() && r.point().config().store().knownBugs().isEmpty()).count();
+        // An ablated race fix is meant to break its run; a bug is unexpected whatever the run's settings.
+        long unexpected = results.stream().filter(r -> r.failed() && (r.point().config().store().knownBugs().isEmpty()
+                || RunFailure.columnValue(r).equals(RunFailure.Kind.BUG.columnValue()))).count();
         stdout.printf(Locale.ROOT, "%s: %d run%s in %.1f s (%s)%s%n", experiment.name(), results.size(),
                 results.size() == 1 ? "" : "s", wallSeconds, executorDescription != null ? executorDescription
                         : threads + " thread" + (threads == 1 ? "" : "s"),
@@ -203,7 +216,7 @@ public final class RunCommand implements Callable<Integer> {
         if (unexpected > 0) {
             // The outputs are complete and say what broke; the exit code tells a script that something did.
             throw new CommandException(unexpected + " run" + (unexpected == 1 ? "" : "s")
-                    + " with every race fix on did not complete cleanly; see " + target.resolve(REPORT));
+                    + " with every race fix on, or stopped by a bug, did not complete cleanly; see " + target.resolve(REPORT));
         }
         return 0;
     }
@@ -269,7 +282,7 @@ public final class RunCommand implements Callable<Integer> {
 
     static Set<String> ownedFiles(ExperimentLoader.Experiment experiment) {
         Set<String> owned = new LinkedHashSet<>(List.of(ResultFiles.RESULTS, ResultFiles.REQUESTS, ResultFiles.TIMESERIES,
-                ResultFiles.SUMMARY, RUN_INFO, REPORT, experimentCopyName(experiment)));
+                ResultFiles.SUMMARY, RUN_INFO, REPORT, ResultFiles.ERRORS_LOG, experimentCopyName(experiment)));
         if (experiment.spec().charts() != null) {
             experiment.spec().charts().forEach(chart -> {
                 owned.add(chart.file() + ".png");

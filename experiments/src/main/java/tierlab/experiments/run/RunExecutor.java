@@ -318,7 +318,7 @@ public final class RunExecutor {
         run.put("run.simulatedS", Double.NaN);
         run.put("run.events", Double.NaN);
         return new RunResult(point, List.of(), run, List.of(), Map.of(), hex(trace.hash()), trace.eventCount(), failure,
-                List.of(), System.nanoTime() - startNs);
+                List.of(), System.nanoTime() - startNs, RunFailure.host());
     }
 
     /**
@@ -407,14 +407,15 @@ public final class RunExecutor {
         runtime.setL2Free(config.baseline().equals(RunConfig.HOST_MEMORY));
         PassLoop loop = new PassLoop();
         String failure;
+        Throwable thrown = null;
         List<String> examples = new ArrayList<>();
         try {
             failure = loop.run(passes, simPasses(runtime, passes), scheduler);
             if (failure == null) {
                 scheduler.store().checkInvariants();
             }
-        } catch (RuntimeException e) {
-            failure = oneLine(e);
+        } catch (RuntimeException | AssertionError e) {
+            failure = oneLine(thrown = e);
         }
         List<String> leftovers = failure == null ? scheduler.store().leftovers() : List.of();
         if (failure == null && !leftovers.isEmpty()) {
@@ -439,7 +440,8 @@ public final class RunExecutor {
         run.put("run.simulatedS", runtime.simulator().nowNs() / 1e9);
         run.put("run.events", (double) runtime.simulator().eventsFired());
         return new RunResult(point, loop.metrics, run, List.copyOf(runtime.samples()), loop.ttft, hex(trace.hash()),
-                trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs, loop.outcomes);
+                trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs, loop.outcomes,
+                RunFailure.of(config, failure, thrown));
     }
 
     /**
@@ -523,6 +525,7 @@ public final class RunExecutor {
             return notStarted(point, trace, refused, startNs);
         }
         String failure = null;
+        Throwable thrown = null;
         try (L1Arena l1 = l1Arena(point, settings.l1CapacityBytes());
              // Closed after the runtime and the storage port: it waits for copies in flight, then unregisters L1.
              CudaCopyPort cuda = gpuPort(point, l1.arena(), settings);
@@ -543,8 +546,9 @@ public final class RunExecutor {
             }
         } catch (IOException e) {
             failure = cannotOpen(l2, settings.l2CapacityBytes(), e);
-        } catch (RuntimeException e) {
-            failure = oneLine(e);
+            thrown = e;
+        } catch (RuntimeException | AssertionError e) {
+            failure = oneLine(thrown = e);
         } finally {
             if (persistent == null) {
                 deleteQuietly(l2);
@@ -562,7 +566,7 @@ public final class RunExecutor {
         run.put("run.simulatedS", Double.NaN);
         run.put("run.events", Double.NaN);
         return new RunResult(point, loop.metrics, run, List.of(), loop.ttft, hex(trace.hash()), trace.eventCount(), failure,
-                List.copyOf(live.examples), System.nanoTime() - startNs, loop.outcomes);
+                List.copyOf(live.examples), System.nanoTime() - startNs, loop.outcomes, RunFailure.of(config, failure, thrown));
     }
 
     /** The engine over the store {@link WarmStart} opened; says on stderr whether it starts warm and why. */
