@@ -154,7 +154,7 @@ public final class ReplayCommand implements Callable<Integer> {
         AtomicOutputDirectory.write(out, OUTPUT_FILES, folder -> {
             MissRatioTable.writeCsv(curves, folder.resolve(CSV_FILE));
             // The chart last and on its own: a host that cannot draw it (no fonts: "Fontconfig head is
-            // null") still gets the table and the report, which says what is missing (issue 14 point 2).
+            // null") still gets the table and the report, which says what is missing: GPU hosts often have no fonts.
             String text = report;
             try {
                 chartFiles.write(MissRatioChart.of(curves, chartTitle), folder.resolve(PNG_FILE), folder.resolve(SVG_FILE));

@@ -154,7 +154,7 @@ public final class ResultFiles {
         LongColumn l2 = LongColumn.create("l2Tokens");
         LongColumn recomputed = LongColumn.create("recomputedTokens");
         LongColumn loadsWaited = LongColumn.create("loadsWaited");
-        // Of the recomputed tokens, those a prefetch stop or a failed read cost (issue 15); the rest were misses.
+        // Of the recomputed tokens, those a prefetch stop or a failed read cost (what the stop policies trade); the rest were misses.
         LongColumn prefetchTimeout = LongColumn.create("recomputedTokensPrefetchTimeout");
         LongColumn failedRead = LongColumn.create("recomputedTokensFailedRead");
         for (RunResult result : results) {

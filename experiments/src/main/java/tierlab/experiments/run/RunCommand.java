@@ -349,7 +349,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Each hybrid or live run's L2 file must fit where it goes (issue 14 point 7): the free space of
+     * Each hybrid or live run's L2 file must fit where it goes: the free space of
      * its file system, or {@code store.l2LimitGiB}; one line refuses the first that does not,
      * before any run.
      */
