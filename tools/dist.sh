@@ -168,7 +168,7 @@ if (( AOT )); then
   mkdir -p "$training"
   (
     cd "$STAGE"
-    runtime/bin/java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+    runtime/bin/java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -ea:tierlab... \
       -XX:AOTCacheOutput=lib/tierlab.aot -Dtierlab.callerDir="$training" -cp "$CLASSPATH" \
       tierlab.experiments.cli.Sequence \
       run "$STAGE/experiments/catalog/quickstart.yaml" --out "$training/quickstart" --quiet \; \

@@ -52,7 +52,7 @@ public record BenchCase(Access access, int blockBytes, int queueDepth) {
         }
     }
 
-    /** The acceptance set of issue 3: 128 KiB random read and write at QD 1, 8, 32; 1 MiB sequential read and write at QD 8. */
+    /** The cases the engine is held to against fio (the sizes and depths KV blocks move at): 128 KiB random read and write at QD 1, 8, 32; 1 MiB sequential read and write at QD 8. */
     public static List<BenchCase> acceptanceCases() {
         int kib128 = 128 << 10;
         int mib1 = 1 << 20;

@@ -169,7 +169,7 @@ public final class EngineVsFio {
             fioMissing = e.getMessage();
             fioVersion = "no fio";
             out.println("tierlab bench engine: fio not found (" + fioMissing + "): running the engine side alone; skipped: the fio"
-                    + " runs, the engine/fio ratios and the issue 3 target check (the tables are written with those columns empty)");
+                    + " runs, the engine/fio ratios and the target check (engine within 5% of fio) (the tables are written with those columns empty)");
         }
         Path dir = chooseDirectory();
         Path file = dir.resolve(TEST_FILE_NAME);

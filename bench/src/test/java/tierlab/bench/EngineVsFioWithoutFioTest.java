@@ -65,7 +65,7 @@ class EngineVsFioWithoutFioTest {
         assertEquals(1 + 2 * 2, rounds.size(), rounds.toString());
         String markdown = Files.readString(tables.resolve("engine-vs-fio.md"));
         assertTrue(markdown.contains("without fio") && markdown.contains("| – | – | – |"), markdown);
-        assertFalse(markdown.contains("Target (issue 3)"), markdown);
+        assertFalse(markdown.contains("Target (engine within 5% of fio)"), markdown);
         assertTrue(Files.size(tables.resolve("engine-vs-fio-batching.csv")) > 0);
     }
 }

@@ -72,6 +72,10 @@ final class OpValidation {
             long chunkEnd = (l1Offset / chunkBytes + 1) * chunkBytes;
             length = Math.min(length, chunkEnd - l1Offset);
         }
+        // The caller advances by this length until nothing remains: zero (no bytes left, a zero maximum)
+        // would loop forever.
+        assert length > 0 : "transfer of " + length + " bytes at l1Offset " + l1Offset + " (" + remainingBytes
+                + " bytes left, at most " + maxTransferBytes + " per transfer)";
         return length;
     }
 }

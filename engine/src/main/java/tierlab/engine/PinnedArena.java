@@ -113,6 +113,19 @@ public final class PinnedArena implements AutoCloseable {
         return lockStatus;
     }
 
+    /**
+     * The native address of byte {@code offset}, for a transfer of {@code lengthBytes} from it that the
+     * kernel (io_uring) or the GPU driver (CUDA) makes with no bounds of its own: a wrong offset there
+     * would read or overwrite memory outside the arena without a word, so it is checked here, always.
+     * O(1) and allocation-free while the range fits.
+     *
+     * @throws IndexOutOfBoundsException when (offset, lengthBytes) does not lie inside the arena
+     */
+    public long address(long offset, long lengthBytes) {
+        java.util.Objects.checkFromIndexSize(offset, lengthBytes, sizeBytes);
+        return segment.address() + offset;
+    }
+
     /** Whether (offset, lengthBytes) lies inside the arena. */
     public boolean contains(long offset, long lengthBytes) {
         return offset >= 0 && lengthBytes >= 0 && offset <= sizeBytes - lengthBytes;

@@ -267,8 +267,10 @@ final class UringRing implements Runnable {
             } else {
                 opcode = state.read ? IORING_OP_READ : IORING_OP_WRITE;
             }
-            uring.prepareReadWrite(opcode, fd, transfer.l2Offset, arena.baseAddress() + transfer.l1Offset,
-                    (int) transfer.lengthBytes, slot, bufferIndex);
+            // Checked: the kernel DMAs wherever the SQE points, so a bookkeeping slip (a short transfer's
+            // remainder) would land outside the arena unseen; transferLength keeps each under 2 GiB.
+            uring.prepareReadWrite(opcode, fd, transfer.l2Offset, arena.address(transfer.l1Offset, transfer.lengthBytes),
+                    Math.toIntExact(transfer.lengthBytes), slot, bufferIndex);
             space--;
             ioSqesUnsubmitted++;
             counters.transfers.increment();

@@ -200,6 +200,15 @@ class IoUringBackendTest extends StoragePortContract {
     }
 
     @Test
+    void aTransferOfNoBytesIsAnAssertionNotALoopWithoutEnd() {
+        // The submitting loop advances by the length until nothing remains; zero would never end. Tests and
+        // launchers run with -ea, so the check fires here.
+        AssertionError zeroLeft = assertThrows(AssertionError.class, () -> OpValidation.transferLength(4096, 0, 1 << 20, 0));
+        assertTrue(zeroLeft.getMessage().startsWith("transfer of 0 bytes at l1Offset 4096"), zeroLeft.getMessage());
+        assertThrows(AssertionError.class, () -> OpValidation.transferLength(0, 8192, 0, 0), "a zero per-transfer maximum");
+    }
+
+    @Test
     void completionsArriveOnTheRingThreadAndASinkMaySubmitFollowUps() throws Exception {
         IoUringBackend backend = openWith(IoUringSettings.defaults().withRings(2, 8));
         AtomicInteger remaining = new AtomicInteger(200);

@@ -26,6 +26,21 @@ class PinnedArenaTest {
     }
 
     @Test
+    void theAddressGivenToTheKernelOrTheDriverIsBoundsChecked() {
+        try (PinnedArena arena = PinnedArena.allocate(1 << 20)) {
+            assertEquals(arena.baseAddress() + 8192, arena.address(8192, 4096));
+            assertEquals(arena.baseAddress() + (1 << 20) - 4096, arena.address((1 << 20) - 4096, 4096), "the last page fits");
+            // One byte past the end, a negative offset, a negative length: an address outside the arena is never handed out.
+            IndexOutOfBoundsException past = assertThrows(IndexOutOfBoundsException.class,
+                    () -> arena.address((1 << 20) - 4096, 4097));
+            assertTrue(past.getMessage().contains("1048576"), past.getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> arena.address(-4096, 4096));
+            assertThrows(IndexOutOfBoundsException.class, () -> arena.address(0, -1));
+            assertThrows(IndexOutOfBoundsException.class, () -> arena.address(Long.MAX_VALUE - 10, 4096), "no overflow past the check");
+        }
+    }
+
+    @Test
     void theLockStatusSaysWhetherAndWhy() {
         try (PinnedArena arena = PinnedArena.allocate(2 << 20)) {
             PinnedArena.LockStatus status = arena.lockStatus();

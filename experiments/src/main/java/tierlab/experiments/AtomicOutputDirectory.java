@@ -97,6 +97,10 @@ public final class AtomicOutputDirectory {
             if (e instanceof CommandException commandException) {
                 throw commandException;
             }
+            if (e instanceof RuntimeException bug && !CommandException.isUserError(bug)) {
+                // Not a file problem: a defect in the job, which must keep its type and stack trace.
+                throw bug;
+            }
             throw new CommandException("cannot write output folder " + target + ": " + CommandException.describe(e), e);
         }
     }

@@ -39,6 +39,24 @@ public class CommandException extends RuntimeException {
         return message == null || message.isBlank() ? type : type + ": " + oneLine(message);
     }
 
+    /**
+     * True when {@code exception} is the user's or the machine's problem, told in one line: a
+     * {@link CommandException} or a trace's {@code TraceException} (written for the user), or an
+     * input/output failure, also one that a library wrapped (a file that cannot be read or
+     * written, a full disk). Anything else is a defect in tierlab, whose stack trace is kept.
+     */
+    public static boolean isUserError(Throwable exception) {
+        if (exception instanceof CommandException || exception instanceof tierlab.workload.TraceException) {
+            return true;
+        }
+        for (Throwable cause = exception; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@code text} on one line: a message for stderr never spans several. */
     public static String oneLine(String text) {
         return text == null ? "" : text.strip().replaceAll("\\s*\\R\\s*", " ");

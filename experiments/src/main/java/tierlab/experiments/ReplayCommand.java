@@ -144,7 +144,7 @@ public final class ReplayCommand implements Callable<Integer> {
         AtomicOutputDirectory.write(out, OUTPUT_FILES, folder -> {
             MissRatioTable.writeCsv(curves, folder.resolve(CSV_FILE));
             // The chart last and on its own: a host that cannot draw it (no fonts: "Fontconfig head is
-            // null") still gets the table and the report, which says what is missing.
+            // null") still gets the table and the report, which says what is missing: GPU hosts often have no fonts.
             String text = report;
             chartFailure[0] = ChartFiles.tryWrite(chartFiles, folder, CHART_STEM, () -> MissRatioChart.of(curves, chartTitle));
             if (chartFailure[0] != null) {

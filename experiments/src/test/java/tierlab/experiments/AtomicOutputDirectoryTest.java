@@ -39,10 +39,12 @@ class AtomicOutputDirectoryTest {
         Path target = folder.resolve("out");
         AtomicOutputDirectory.write(target, OWNED, dir -> Files.writeString(dir.resolve("a.txt"), "first"));
 
-        assertThrows(CommandException.class, () -> AtomicOutputDirectory.write(target, OWNED, dir -> {
+        // Not a file problem: a bug in the job, which comes out as it was thrown, stack trace and all.
+        IllegalStateException bug = assertThrows(IllegalStateException.class, () -> AtomicOutputDirectory.write(target, OWNED, dir -> {
             Files.writeString(dir.resolve("a.txt"), "second");
             throw new IllegalStateException("chart failed");
         }));
+        assertEquals("chart failed", bug.getMessage());
 
         assertEquals("first", Files.readString(target.resolve("a.txt")));
         assertEquals(List.of(target), list(folder), "no temporary folder is left");

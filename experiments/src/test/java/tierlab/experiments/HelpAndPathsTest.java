@@ -20,7 +20,7 @@ import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.cli.Main;
 
 /**
- * Issue 17, point 9: every {@code --help} prints help and exits 0 (the launcher's own commands and
+ * Every {@code --help} prints help and exits 0 (the launcher's own commands and
  * every picocli command), and a relative experiment path is the caller's, not the repository's.
  */
 class HelpAndPathsTest {

@@ -8,7 +8,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import org.junit.jupiter.api.Test;
 
-/** Issue 17, point 7: causes in words, with the file, and no exception class names in what the user reads. */
+/** Causes in words, with the file, and no exception class names in what the user reads. */
 class IoProblemsTest {
 
     @Test

@@ -19,7 +19,7 @@ import tierlab.workload.RequestTrace;
 import tierlab.workload.TraceFormats;
 
 /**
- * Issue 15's acceptance check: on every trace shipped in data/ (the Mooncake trace here; the others,
+ * The policies against their references: on every trace shipped in data/ (the Mooncake trace here; the others,
  * one format each, in {@link #everyShippedTraceMatchesTheReferencesOfItsFormat}), the replay path of
  * {@code tierlab replay} ({@link MissRatioSweep} over {@code CacheReplay}) gives exactly the hits and
  * misses of independent reference implementations ({@link ReferenceCaches}) for lru, fifo, arc,
@@ -79,7 +79,7 @@ class ReferenceReplayComparisonTest {
         assertMatches("sieve", ReferenceCaches::sieveHits);
     }
 
-    /** The new policies of issue 15 against brute-force references of their documented rules. */
+    /** The replacement policies against brute-force references of their documented rules. */
     @Test
     void lfuSlruAndTwoQueueEqualBruteForceReferencesOfTheirDocumentedRules() {
         List<Long> capacities = List.of(100L, 1_000L);

@@ -90,7 +90,7 @@ public record HuntConfig(Level level, int tp, int l1Blocks, int l2Slots, String 
     /**
      * The largest key space, L1, L2 ring, slot counts and GPU pool a config may name: generated configs
      * stay in the tens, and a replay file is refused before a config of 10^8 chains builds its key space
-     * (108 s, then an OutOfMemoryError, before these limits; issue 17 point 4).
+     * (108 s, then an OutOfMemoryError, before these limits).
      */
     public static final long MAX_KEYS = 1_000_000;
     public static final int MAX_BLOCKS = 1_000_000;

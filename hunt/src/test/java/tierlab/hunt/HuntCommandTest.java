@@ -86,7 +86,7 @@ class HuntCommandTest {
         }
     }
 
-    /** Issue 17 point 8: {@code --minutes Infinity} (or 1e300) overflowed the deadline and exited 0 after 0 schedules. */
+    /** {@code --minutes Infinity} (or 1e300) overflowed the deadline and exited 0 after 0 schedules. */
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"Infinity", "1e300", "NaN", "-1", "0", "10081"})
     void aDurationThatIsNotAFiniteWeekAtMostIsRefusedInOneLine(String minutes) {
@@ -107,7 +107,7 @@ class HuntCommandTest {
         assertTrue(run.out().contains("rounds 1;"), "one round, not a pass over 0 schedules: " + run.out());
     }
 
-    /** Issue 17 point 4: a replay file with 10^8 chains ran 108 s and ended in an OutOfMemoryError trace. */
+    /** A replay file with 10^8 chains ran 108 s and ended in an OutOfMemoryError trace. */
     @Test
     void aReplayFileWithAHugeKeySpaceIsRefusedBeforeItIsBuilt() throws IOException {
         Path file = dir.resolve("huge.json");

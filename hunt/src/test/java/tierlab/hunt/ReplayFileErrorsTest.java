@@ -14,7 +14,7 @@ import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 17, point 7: a bad replay file is one line naming file, line and cause, without Jackson's own text. */
+/** A bad replay file is one line naming file, line and cause, without Jackson's own text. */
 class ReplayFileErrorsTest {
 
     @TempDir

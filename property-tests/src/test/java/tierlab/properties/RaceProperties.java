@@ -31,9 +31,9 @@ import tierlab.model.KnownBug;
  *   <li>R11 re-allocated slot: old stores dropped (reference: no write without a live commit; I7).</li>
  *   <li>R12 tp lanes: invisible until every lane committed (I8 against the reference index).</li>
  *   <li>R13 prefetch bound: at most prefetchMaxRequests prefetches (I5).</li>
- *   <li>W1 write-back (issue 15's write policies, docs/policies.md): a promotion of a range waits for the
+ *   <li>W1 write-back (the write policies, docs/policies.md): a promotion of a range waits for the
  *       write-back in flight on it (I6 payload mismatch).</li>
- *   <li>P1 prefetch stop (issue 15's stop policies, docs/policies.md): a read landing after its request
+ *   <li>P1 prefetch stop (the stop policies, docs/policies.md): a read landing after its request
  *       stopped waiting is dropped or goes to the leases still waiting, never to the stopped one (invariants).</li>
  * </ul>
  *

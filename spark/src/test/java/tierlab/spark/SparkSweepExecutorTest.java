@@ -20,7 +20,7 @@ import tierlab.experiments.cli.Main;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
- * The Spark executor writes what the local executor writes (issue 16's acceptance): the same file
+ * The Spark executor writes what the local executor writes (a remote executor must not change a result): the same file
  * run with {@code --executor spark --master local[2]} and with the local executor on two threads
  * gives byte-identical tables, summary and charts; {@code report.md} differs only in the command
  * and the wall time it quotes, {@code run.json} only in the command, wall times, start time and its

@@ -46,9 +46,9 @@ public enum PassMetric {
             w -> w.delta(CounterSnapshot::computedPromptTokens)),
     MISMATCHES("mismatches", "blocks", "loads or staging copies whose bytes were not their key's (must be 0)",
             w -> w.delta(CounterSnapshot::loadMismatches) + w.delta(CounterSnapshot::stagingMismatches)),
-    // The store's write-policy figures (issue 15): L2 wear and what recomputation was for.
+    // The store's write-policy figures: L2 wear and what recomputation was for, which the write policies trade.
     L2_WRITE_AMPLIFICATION("l2WriteAmplification", "ratio",
-            "bytes written to L2 / bytes later served from L2 (issue 15); 0 when nothing was written, NaN when bytes"
+            "bytes written to L2 / bytes later served from L2 (L1 hits cost no wear and do not count); 0 when nothing was written, NaN when bytes"
                     + " were written and none served from L2",
             w -> {
                 long writtenBytes = w.delta(StoreCounter.L2_WRITE_BYTES);

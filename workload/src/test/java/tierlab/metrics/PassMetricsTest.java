@@ -21,7 +21,7 @@ class PassMetricsTest {
 
     @Test
     void l2WriteAmplificationIsBytesWrittenOverBytesServedFromL2() {
-        // Over the pass: 3 MiB from L1 + 1 MiB from L2 served, 6 MiB written to L2: 6 / 1 = 6 (issue 15's
+        // Over the pass: 3 MiB from L1 + 1 MiB from L2 served, 6 MiB written to L2: 6 / 1 = 6 (the
         // definition: bytes written to L2 / bytes later served from L2; L1 hits do not count).
         PassMetrics pass = PassMetrics.of("warm", List.of(), snapshot(1 << 20, 0, 2 << 20),
                 snapshot(4 << 20, 1 << 20, 8 << 20));

@@ -225,7 +225,8 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
             long from = split == null ? 0 : split.groupOffset(segment.lengthBytes(), group);
             long bytes = split == null ? segment.lengthBytes() : split.groupBytes(segment.lengthBytes(), group);
             long target = blocks.address(segment.gpuBlockId(), segment.expected().lane());
-            int code = api.memcpyAsync(target + from, l1.baseAddress() + segment.l1Offset() + from, bytes,
+            // The driver copies from any host address: the range is checked against the arena first.
+            int code = api.memcpyAsync(target + from, l1.address(segment.l1Offset() + from, bytes), bytes,
                     CudaApi.MEMCPY_HOST_TO_DEVICE, toGpuStream);
             if (code != CudaApi.SUCCESS) {
                 return api.errorName(code);
@@ -254,7 +255,7 @@ public final class CudaCopyPort implements CopyPort, AutoCloseable {
         try {
             for (int i = 0; i < copy.gpuBlockIds().size(); i++) {
                 long source = blocks.address(copy.gpuBlockIds().get(i), copy.lane());
-                int code = api.memcpyAsync(l1.baseAddress() + copy.l1Offset() + i * copy.laneBytes(), source, copy.laneBytes(),
+                int code = api.memcpyAsync(l1.address(copy.l1Offset() + i * copy.laneBytes(), copy.laneBytes()), source, copy.laneBytes(),
                         CudaApi.MEMCPY_DEVICE_TO_HOST, fromGpuStream);
                 if (code != CudaApi.SUCCESS) {
                     error = api.errorName(code);

@@ -85,6 +85,8 @@ public final class IoUring implements AutoCloseable {
     private final MemorySegment cqRing;
     private final MemorySegment sqes;
     private int sqTailLocal;
+    /** The SQ head as last read: a lower bound of the kernel's, so a slot it shows consumed is consumed. */
+    private int sqHeadSeen;
     private int cqHeadLocal;
     private int registeredBufferCount;
     private boolean closed;
@@ -159,6 +161,7 @@ public final class IoUring implements AutoCloseable {
         }
         // Start from whatever the kernel initialised (0); acquire pairs with nothing yet but is cheap.
         this.sqTailLocal = (int) U32.getAcquire(sqRing, sqTailOffset);
+        this.sqHeadSeen = (int) U32.getAcquire(sqRing, sqHeadOffset);
         this.cqHeadLocal = (int) U32.getAcquire(cqRing, cqHeadOffset);
     }
 
@@ -288,6 +291,7 @@ public final class IoUring implements AutoCloseable {
      */
     public void prepareReadWrite(byte opcode, int fd, long fileOffset, long bufferAddress, int lengthBytes,
                                  long userData, int bufferIndex) {
+        checkSqSlotFree();
         long sqe = (long) (sqTailLocal & sqMask) * SQE_SIZE;
         // The slot holds whatever the previous request left; zero it so flags, ioprio, rw_flags,
         // personality, file_index and addr3 are 0 and the kernel does not read stale fields.
@@ -304,11 +308,27 @@ public final class IoUring implements AutoCloseable {
 
     /** Writes a NOP SQE (used by the binding tests to check the round trip of user_data). */
     public void prepareNop(long userData) {
+        checkSqSlotFree();
         long sqe = (long) (sqTailLocal & sqMask) * SQE_SIZE;
         clearSqe(sqe);
         sqes.set(JAVA_BYTE, sqe + SQE_OPCODE, IORING_OP_NOP);
         sqes.set(JAVA_LONG, sqe + SQE_USER_DATA, userData);
         sqTailLocal++;
+    }
+
+    /**
+     * The next SQ slot must be one the kernel has consumed: writing into a full ring would overwrite an
+     * SQE the kernel has not copied yet, and a request would be lost or changed without a word. O(1):
+     * the head is read again (acquire) only when the one seen last says full.
+     */
+    private void checkSqSlotFree() {
+        if (sqTailLocal - sqHeadSeen >= sqEntries) {
+            sqHeadSeen = (int) U32.getAcquire(sqRing, sqHeadOffset);
+            if (sqTailLocal - sqHeadSeen >= sqEntries) {
+                throw new IllegalStateException("io_uring SQ full: " + sqEntries + " entries prepared and not yet consumed by"
+                        + " the kernel; the caller must check sqSpaceLeft() first");
+            }
+        }
     }
 
     private void clearSqe(long sqe) {

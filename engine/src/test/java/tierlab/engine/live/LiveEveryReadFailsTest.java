@@ -26,7 +26,7 @@ import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
 /**
- * Issue 17 point 2 in live mode: with a real EIO on every L2 read (ext4 forced shut down) a live run
+ * A device that fails every read, in live mode: with a real EIO on every L2 read (ext4 forced shut down) a live run
  * spun at ~95% CPU for as long as it was left, and the stall detector never fired (completions kept
  * coming). Here a fault-injecting storage port fails every read of the real port with EIO.
  */

@@ -21,7 +21,7 @@ import tierlab.model.store.StoreCounter;
 
 /**
  * A clean shutdown writes the index beside the L2 file; the next start keeps the L2 cache. An
- * index that does not provably describe the L2 file as it is now (issue 17, point 1: another run's
+ * index that does not provably describe the L2 file as it is now (another run's
  * index, an L2 file replaced or changed in place, a stale index after a crash) starts cold and
  * never serves wrong bytes.
  */

@@ -152,6 +152,31 @@ class IoUringBindingTest {
     }
 
     @Test
+    void preparingIntoAFullSubmissionQueueIsRefusedInsteadOfOverwritingAnUnconsumedEntry() throws NativeIoException {
+        assumeIoUring();
+        try (IoUring ring = IoUring.createForSingleThread(8)) {
+            for (int i = 0; i < ring.sqEntries(); i++) {
+                ring.prepareNop(i);
+            }
+            assertEquals(0, ring.sqSpaceLeft());
+            IllegalStateException full = assertThrows(IllegalStateException.class, () -> ring.prepareNop(99));
+            assertTrue(full.getMessage().startsWith("io_uring SQ full: 8 entries"), full.getMessage());
+            // Once the kernel has consumed them the slots are free again, and the refused NOP was never written.
+            int toSubmit = ring.publishSq();
+            assertEquals(8, ring.enter(toSubmit, 8, IORING_ENTER_GETEVENTS));
+            assertEquals(8, ring.cqReady());
+            for (int i = 0; i < 8; i++) {
+                assertEquals(i, ring.cqeUserData(i));
+            }
+            ring.cqAdvance(8);
+            ring.prepareNop(100);
+            assertEquals(1, ring.enter(ring.publishSq(), 1, IORING_ENTER_GETEVENTS));
+            assertEquals(100, ring.cqeUserData(0));
+            ring.cqAdvance(1);
+        }
+    }
+
+    @Test
     void rawReadsAndWritesMoveBytesAndAMisalignedReadIsEinval() throws Exception {
         assumeIoUring();
         Path dir = Files.createDirectories(Path.of("target", "l2-test-files"));

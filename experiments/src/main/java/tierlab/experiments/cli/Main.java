@@ -1,11 +1,14 @@
 package tierlab.experiments.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 import tierlab.experiments.BenchCommand;
 import tierlab.experiments.CommandException;
@@ -22,6 +25,8 @@ import tierlab.experiments.run.BenchLiveCommand;
  *
  * <p>Exit codes: 0 success, 1 the job failed (bad trace, unwritable output, ...), 2 bad command
  * line. Either failure prints one line to stderr, never a stack trace (docs/design.md, Habits).
+ * A bug (any other exception or error) exits with 1 too, but keeps its stack trace: on stderr and
+ * in a log file under the temporary folder, whose path the first line names.
  */
 @Command(
         name = "tierlab",
@@ -36,12 +41,28 @@ public final class Main implements Runnable {
     @Spec
     private CommandSpec spec;
 
+    /** Where a bug's stack trace is logged when it stops a command: the temporary folder's {@code tierlab-errors/}. */
+    static final Path DEFAULT_ERROR_LOG_FOLDER = Path.of(System.getProperty("java.io.tmpdir"), "tierlab-errors");
+
     public static void main(String[] args) {
-        System.exit(newCommandLine().execute(args));
+        CommandLine commandLine = newCommandLine();
+        int exitCode;
+        try {
+            exitCode = commandLine.execute(args);
+        } catch (Error error) {
+            // An AssertionError (assertions are on) or another Error: picocli only hands Exceptions to the handler.
+            exitCode = reportBug(error, commandLine.getErr(), DEFAULT_ERROR_LOG_FOLDER);
+        }
+        System.exit(exitCode);
     }
 
     /** The configured command line; tests use it with their own out/err writers. */
     public static CommandLine newCommandLine() {
+        return newCommandLine(DEFAULT_ERROR_LOG_FOLDER);
+    }
+
+    /** The command line, logging a bug's stack trace under {@code errorLogFolder} (a test's scratch folder). */
+    public static CommandLine newCommandLine(Path errorLogFolder) {
         // Charts are drawn off-screen; without this AWT may look for a display on some machines.
         setIfUnset("java.awt.headless", "true");
         // Tablesaw logs through SLF4J and tierlab ships no SLF4J backend, so its log lines go nowhere
@@ -55,7 +76,15 @@ public final class Main implements Runnable {
         commandLine.getSubcommands().get("bench").addSubcommand(new BenchPcieCommand());
         commandLine.getSubcommands().get("bench").addSubcommand(new BenchLiveCommand());
         commandLine.setParameterExceptionHandler(Main::handleParameterException);
-        commandLine.setExecutionExceptionHandler(Main::handleExecutionException);
+        commandLine.setExecutionExceptionHandler((exception, failed, parseResult) -> {
+            if (CommandException.isUserError(exception)) {
+                PrintWriter err = failed.getErr();
+                err.println("tierlab: " + CommandException.describe(exception));
+                err.flush();
+                return 1;
+            }
+            return reportBug(exception, failed.getErr(), errorLogFolder);
+        });
         return commandLine;
     }
 
@@ -85,11 +114,24 @@ public final class Main implements Runnable {
         return commandLine.getCommandSpec().exitCodeOnInvalidInput();
     }
 
-    /** Anything a job throws becomes one line on stderr and exit code 1. */
-    private static int handleExecutionException(Exception exception, CommandLine commandLine,
-                                                ParseResult parseResult) {
-        PrintWriter err = commandLine.getErr();
-        err.println("tierlab: " + CommandException.describe(exception));
+    /**
+     * A bug stopped the command: a first line that says so and where the log is, then the whole
+     * stack trace, on stderr and in a new file under {@code logFolder}; exit code 1. Without the
+     * trace a null pointer in a policy would read like bad input.
+     */
+    static int reportBug(Throwable bug, PrintWriter err, Path logFolder) {
+        String trace = tierlab.experiments.run.RunFailure.stackTrace(bug);
+        String logged;
+        try {
+            Files.createDirectories(logFolder);
+            Path log = Files.createTempFile(logFolder, "tierlab-" + ProcessHandle.current().pid() + "-", ".log");
+            Files.writeString(log, trace, StandardCharsets.UTF_8);
+            logged = "the stack trace follows and is in " + log;
+        } catch (IOException | RuntimeException e) {
+            logged = "the stack trace follows (it could not be logged under " + logFolder + ": " + CommandException.describe(e) + ")";
+        }
+        err.println("tierlab: bug: " + CommandException.describe(bug) + " (a defect in tierlab, not in the input; " + logged + ")");
+        err.print(trace);
         err.flush();
         return 1;
     }

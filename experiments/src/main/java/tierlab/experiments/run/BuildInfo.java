@@ -6,7 +6,7 @@ import java.io.InputStream;
 import java.util.Properties;
 
 /**
- * Which tierlab this is, for run.json's {@code tierlab} section (issue 14 point 6): the version
+ * Which tierlab this is, for run.json's {@code tierlab} section, so that a result names the code that made it: the version
  * (Maven fills {@code tierlab/version.properties} at build time) and, in the distribution archive,
  * the commit and archive name that tools/dist.sh baked into {@code tierlab/build.properties}
  * (lib/tierlab-build-info.jar), because the host the archive runs on has no git checkout.

@@ -9,7 +9,7 @@ import java.util.Locale;
 import tierlab.experiments.OutputFolderCheck;
 
 /**
- * How large a real L1 and a real L2 file this host can take (issue 14 point 7). Hybrid and live
+ * How large a real L1 and a real L2 file this host can take. Hybrid and live
  * runs allocate (and, live, mlock) their whole L1 and preallocate their whole L2 file, so their
  * sizes are bounded by the host rather than by fixed figures (it used to be 4 and 16 GiB, which
  * refused an 80 GiB L1 on a host with 125 GiB of memory):

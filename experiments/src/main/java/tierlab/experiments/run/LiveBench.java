@@ -30,8 +30,7 @@ import tierlab.model.io.StoragePort;
  * model thread that hands operations over late or one at a time is. The engine then runs the same
  * pattern through the same storage port as live runs get ({@link StoragePorts#open}): sequential
  * operations of the live run's mean size (rounded up to 4 KiB), as many in flight as the live run
- * had on average while busy. The ratio live / engine says how much of the engine's rate the live path keeps;
- * the goal is at least 0.8.
+ * had on average while busy. The ratio live / engine should be at least 0.8: below it, live mode's own work, not the drive, limits it.
  */
 public final class LiveBench {
 

@@ -59,12 +59,14 @@ final class LiveRuns {
         PassLoop loop = new PassLoop();
         LivePasses live = new LivePasses(scheduler, passes.clientConcurrency(), observer);
         String failure;
+        Throwable thrown = null;
         try {
             failure = serve(point, passes, trace, l2, persistent != null, loop, live);
         } catch (IOException e) {
             failure = RunResources.cannotOpen(l2, settings.l2CapacityBytes(), e);
-        } catch (RuntimeException e) {
-            failure = RunResults.oneLine(e);
+            thrown = e;
+        } catch (RuntimeException | AssertionError e) {
+            failure = RunResults.oneLine(thrown = e);
         } finally {
             if (persistent == null) {
                 RunResources.deleteQuietly(l2);
@@ -74,7 +76,8 @@ final class LiveRuns {
                 failure == null ? live.engine.store().leftovers().size() : 0.0, live.realMismatches, Double.NaN,
                 live.realMatches, live.realMismatches, Double.NaN, Double.NaN);
         return new RunResult(point, loop.metrics, run, List.of(), loop.ttft, RunResults.hex(trace.hash()), trace.eventCount(),
-                failure, List.copyOf(live.examples), System.nanoTime() - startNs, loop.outcomes);
+                failure, List.copyOf(live.examples), System.nanoTime() - startNs, loop.outcomes,
+                RunFailure.of(point.config(), failure, thrown));
     }
 
     /** Opens the run's L1, GPU side, L2 port and runtime, serves every pass, and closes them; returns the failure or null. */

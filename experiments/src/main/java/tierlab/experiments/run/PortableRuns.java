@@ -98,11 +98,13 @@ public final class PortableRuns {
      * @param samples  eight longs per sample, in {@link Sample}'s component order
      * @param outcomes per pass of {@code outcomePasses}, {@value #OUTCOME_LONGS} longs per request outcome, in
      *                 {@link RequestOutcome}'s component order (the hit class by its ordinal, a flag as 0 or 1)
+     * @param cause    the failure's kind and stack trace, as the run had them (null: it did not fail)
      */
     public record PortableResult(int index, List<String> passNames, List<double[]> passValues, List<String> runMetricNames,
                                  double[] runMetricValues, long[] samples, List<String> ttftPasses, List<long[]> ttftNs,
                                  String decisionHash, long decisionEvents, String failure, List<String> examples,
-                                 long wallNs, List<String> outcomePasses, List<long[]> outcomes) implements Serializable {
+                                 long wallNs, List<String> outcomePasses, List<long[]> outcomes, RunFailure cause)
+            implements Serializable {
 
         static final int OUTCOME_LONGS = 18;
 
@@ -139,7 +141,7 @@ public final class PortableRuns {
             return new PortableResult(result.point().index(), passNames, passValues, runNames, runValues, samples,
                     new ArrayList<>(result.ttftNsByPass().keySet()), new ArrayList<>(result.ttftNsByPass().values()),
                     result.decisionHash(), result.decisionEvents(), result.failure(), new ArrayList<>(result.examples()),
-                    result.wallNs(), outcomePasses, outcomes);
+                    result.wallNs(), outcomePasses, outcomes, result.cause());
         }
 
         private static long[] encode(List<RequestOutcome> list) {
@@ -196,7 +198,7 @@ public final class PortableRuns {
             }
             return new RunResult(point, List.copyOf(passes), Collections.unmodifiableMap(run), List.copyOf(sampleList),
                     Collections.unmodifiableMap(ttft), decisionHash, decisionEvents, failure, List.copyOf(examples), wallNs,
-                    Collections.unmodifiableMap(outcomesByPass));
+                    Collections.unmodifiableMap(outcomesByPass), cause);
         }
     }
 

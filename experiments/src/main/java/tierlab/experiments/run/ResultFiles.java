@@ -32,9 +32,28 @@ public final class ResultFiles {
     public static final String REQUESTS = "requests.csv";
     public static final String TIMESERIES = "timeseries.csv";
     public static final String SUMMARY = "summary.json";
+    /** Bugs' stack traces (runs whose {@value #FAILURE_KIND} is {@code bug}); written only when there is one. */
+    public static final String ERRORS_LOG = "errors.log";
+    /** The column saying what kind of failure stopped a run ({@link RunFailure.Kind}); empty when none did. */
+    public static final String FAILURE_KIND = "run.failureKind";
     private static final double GIB = 1L << 30;
 
     private ResultFiles() {
+    }
+
+    /**
+     * The text of {@value #ERRORS_LOG}: for each run that a bug stopped, its label and the full stack
+     * trace; null when no bug stopped any run (then the file is not written).
+     */
+    public static String errorsLog(List<RunResult> results) {
+        StringBuilder text = new StringBuilder();
+        for (RunResult result : results) {
+            if (result.failed() && result.cause() != null && result.cause().kind() == RunFailure.Kind.BUG) {
+                text.append("run ").append(result.point().index()).append(" (").append(result.point().label()).append("): ")
+                        .append(result.failure()).append('\n').append(result.cause().stackTrace()).append('\n');
+            }
+        }
+        return text.isEmpty() ? null : text.toString();
     }
 
     public static Table results(ExperimentLoader.Experiment experiment, List<RunResult> results) {
@@ -61,11 +80,13 @@ public final class ResultFiles {
         }
         StringColumn hash = StringColumn.create("decisionTraceHash");
         StringColumn failure = StringColumn.create("failure");
+        StringColumn failureKind = StringColumn.create(FAILURE_KIND);
         results.forEach(r -> {
             hash.append(r.decisionHash());
             failure.append(r.failure() == null ? "" : r.failure());
+            failureKind.append(RunFailure.columnValue(r));
         });
-        table.addColumns(hash, failure);
+        table.addColumns(hash, failure, failureKind);
         return table;
     }
 
@@ -133,7 +154,7 @@ public final class ResultFiles {
         LongColumn l2 = LongColumn.create("l2Tokens");
         LongColumn recomputed = LongColumn.create("recomputedTokens");
         LongColumn loadsWaited = LongColumn.create("loadsWaited");
-        // Of the recomputed tokens, those a prefetch stop or a failed read cost (issue 15); the rest were misses.
+        // Of the recomputed tokens, those a prefetch stop or a failed read cost (what the stop policies trade); the rest were misses.
         LongColumn prefetchTimeout = LongColumn.create("recomputedTokensPrefetchTimeout");
         LongColumn failedRead = LongColumn.create("recomputedTokensFailedRead");
         for (RunResult result : results) {

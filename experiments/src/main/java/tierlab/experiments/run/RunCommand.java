@@ -129,13 +129,23 @@ public final class RunCommand implements Callable<Integer> {
         // A bad --out fails now, not after the runs.
         AtomicOutputDirectory.checkReplaceable(target, owned);
         Ran ran = runPoints(experiment, provider, threads, target);
+        // A bug's stack trace is shown now and kept in errors.log: its row alone says only its first line.
+        String errorsLog = ResultFiles.errorsLog(ran.results());
+        if (errorsLog != null) {
+            PrintWriter stderr = spec.commandLine().getErr();
+            stderr.print("tierlab: a bug stopped some runs (their run.failureKind is 'bug'); stack traces follow and are in "
+                    + target.resolve(ResultFiles.ERRORS_LOG) + "\n" + errorsLog);
+            stderr.flush();
+        }
         List<String> chartFailures = new ArrayList<>();
         List<ReportWriter.ReferenceValue> reference = writeOutput(experiment, ran, target, owned, chartFailures);
         PrintWriter stderr = spec.commandLine().getErr();
         chartFailures.forEach(line -> stderr.println("tierlab: " + line));
         stderr.flush();
         summary(experiment, ran, reference, target, owned);
-        long unexpected = ran.results().stream().filter(r -> r.failed() && r.point().config().store().knownBugs().isEmpty()).count();
+        // An ablated race fix is meant to break its run; a bug is unexpected whatever the run's settings.
+        long unexpected = ran.results().stream().filter(r -> r.failed() && (r.point().config().store().knownBugs().isEmpty()
+                || RunFailure.columnValue(r).equals(RunFailure.Kind.BUG.columnValue()))).count();
         if (unexpected == 0 && !chartFailures.isEmpty()) {
             throw new CommandException(chartFailures.size() + " chart" + (chartFailures.size() == 1 ? "" : "s")
                     + " could not be drawn (see above and " + target.resolve(REPORT) + "); every table was written, and"
@@ -144,7 +154,7 @@ public final class RunCommand implements Callable<Integer> {
         if (unexpected > 0) {
             // The outputs are complete and say what broke; the exit code tells a script that something did.
             throw new CommandException(unexpected + " run" + (unexpected == 1 ? "" : "s")
-                    + " with every race fix on did not complete cleanly; see " + target.resolve(REPORT));
+                    + " with every race fix on, or stopped by a bug, did not complete cleanly; see " + target.resolve(REPORT));
         }
         return 0;
     }
@@ -208,6 +218,10 @@ public final class RunCommand implements Callable<Integer> {
             Files.writeString(folder.resolve(RUN_INFO), ran.runJson(), StandardCharsets.UTF_8);
             Files.writeString(folder.resolve(ResultFiles.SUMMARY),
                     ResultFiles.json(ResultFiles.summary(experiment, results, List.of())), StandardCharsets.UTF_8);
+            String errorsLog = ResultFiles.errorsLog(results);
+            if (errorsLog != null) {
+                Files.writeString(folder.resolve(ResultFiles.ERRORS_LOG), errorsLog, StandardCharsets.UTF_8);
+            }
             MissRatioReplays.write(ran.replays(), folder, chartWriter, chartFailures);
             RunTables tables = RunTables.read(folder);
             plotted[0] = Plotter.render(folder, specs, tables, specs.problems(tables), chartWriter);
@@ -303,7 +317,7 @@ public final class RunCommand implements Callable<Integer> {
 
     static Set<String> ownedFiles(ExperimentLoader.Experiment experiment) {
         Set<String> owned = new LinkedHashSet<>(List.of(ResultFiles.RESULTS, ResultFiles.REQUESTS, ResultFiles.TIMESERIES,
-                ResultFiles.SUMMARY, RUN_INFO, REPORT, experimentCopyName(experiment)));
+                ResultFiles.SUMMARY, RUN_INFO, REPORT, ResultFiles.ERRORS_LOG, experimentCopyName(experiment)));
         if (experiment.spec().charts() != null) {
             experiment.spec().charts().forEach(chart -> {
                 owned.add(chart.file() + ".png");
@@ -370,7 +384,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Each hybrid or live run's L2 file must fit where it goes (issue 14 point 7): the free space of
+     * Each hybrid or live run's L2 file must fit where it goes: the free space of
      * its file system, or {@code store.l2LimitGiB}; one line refuses the first that does not,
      * before any run.
      */

@@ -9,7 +9,7 @@ import tierlab.engine.uring.IoUringProbe;
 import tierlab.model.io.StoragePort;
 
 /**
- * What a hybrid or live run ran on, for its entry in run.json (issue 14 point 6): whether its L1
+ * What a hybrid or live run ran on, for its entry in run.json, so that a live figure says what it measured: whether its L1
  * arena was pinned (mlocked) and why not, which storage backend served L2 and why that one, and
  * how KV moved between L1 and the GPU. A sim run has none of these (its devices are models).
  *

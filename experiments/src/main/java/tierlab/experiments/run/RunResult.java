@@ -17,16 +17,28 @@ import tierlab.metrics.Sample;
  * @param failure       null, or what stopped the run (an invariant violated, a stall): one line
  * @param outcomesByPass every finished request, by pass, in the order of {@code ttftNsByPass} (the per-request
  *                       columns of requests.csv: where each prompt's tokens came from)
+ * @param cause         null when the run did not fail; else what kind of failure it was (results.csv's
+ *                      {@code run.failureKind}) and, for an exception, its stack trace
  */
 public record RunResult(RunPoint point, List<PassMetrics> passes, Map<String, Double> runMetrics, List<Sample> samples,
                         Map<String, long[]> ttftNsByPass, String decisionHash, long decisionEvents, String failure,
-                        List<String> examples, long wallNs, Map<String, List<RequestOutcome>> outcomesByPass) {
+                        List<String> examples, long wallNs, Map<String, List<RequestOutcome>> outcomesByPass,
+                        RunFailure cause) {
 
-    /** A run without per-request outcomes (one that failed before serving). */
+    /** A run whose failure, if any, was not an exception (a stall or a leak at quiescence). */
     public RunResult(RunPoint point, List<PassMetrics> passes, Map<String, Double> runMetrics, List<Sample> samples,
                      Map<String, long[]> ttftNsByPass, String decisionHash, long decisionEvents, String failure,
-                     List<String> examples, long wallNs) {
-        this(point, passes, runMetrics, samples, ttftNsByPass, decisionHash, decisionEvents, failure, examples, wallNs, Map.of());
+                     List<String> examples, long wallNs, Map<String, List<RequestOutcome>> outcomesByPass) {
+        this(point, passes, runMetrics, samples, ttftNsByPass, decisionHash, decisionEvents, failure, examples, wallNs,
+                outcomesByPass, RunFailure.of(point.config(), failure, null));
+    }
+
+    /** A run without per-request outcomes (one that failed before serving: {@code cause} says why). */
+    public RunResult(RunPoint point, List<PassMetrics> passes, Map<String, Double> runMetrics, List<Sample> samples,
+                     Map<String, long[]> ttftNsByPass, String decisionHash, long decisionEvents, String failure,
+                     List<String> examples, long wallNs, RunFailure cause) {
+        this(point, passes, runMetrics, samples, ttftNsByPass, decisionHash, decisionEvents, failure, examples, wallNs,
+                Map.of(), cause);
     }
 
     public boolean failed() {

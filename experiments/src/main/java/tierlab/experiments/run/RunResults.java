@@ -36,7 +36,7 @@ final class RunResults {
     static RunResult notStarted(RunPoint point, DecisionTrace trace, String failure, long startNs) {
         Map<String, Double> run = runMetrics(failure, 0, 0, 0, Double.NaN, 0, 0, Double.NaN, Double.NaN);
         return new RunResult(point, List.of(), run, List.of(), Map.of(), hex(trace.hash()), trace.eventCount(), failure,
-                List.of(), System.nanoTime() - startNs);
+                List.of(), System.nanoTime() - startNs, RunFailure.host());
     }
 
     static String oneLine(Throwable e) {

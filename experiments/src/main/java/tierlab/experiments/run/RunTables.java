@@ -107,7 +107,8 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
         Map<Integer, Map<String, double[]>> samples = samples(csv(folder.resolve(ResultFiles.TIMESERIES)));
         Set<String> metricSet = new LinkedHashSet<>(metricNames);
         List<String> parameterColumns = results.columnNames().stream()
-                .filter(c -> !c.equals("run") && !metricSet.contains(c) && !c.equals("decisionTraceHash") && !c.equals("failure"))
+                .filter(c -> !c.equals("run") && !metricSet.contains(c) && !c.equals("decisionTraceHash") && !c.equals("failure")
+                        && !c.equals(ResultFiles.FAILURE_KIND))
                 .toList();
         Map<String, List<Object>> typed = new LinkedHashMap<>();
         for (String column : parameterColumns) {

@@ -77,13 +77,14 @@ final class SimRuns {
         SimRuntime runtime = runtime(point.config(), scheduler, bytes);
         PassLoop loop = new PassLoop();
         String failure;
+        Throwable thrown = null;
         try {
             failure = loop.run(passes, passRunner(runtime, passes, scheduler), observer);
             if (failure == null) {
                 scheduler.store().checkInvariants();
             }
-        } catch (RuntimeException e) {
-            failure = RunResults.oneLine(e);
+        } catch (RuntimeException | AssertionError e) {
+            failure = RunResults.oneLine(thrown = e);
         }
         List<String> leftovers = failure == null ? scheduler.store().leftovers() : List.of();
         if (failure == null && !leftovers.isEmpty()) {
@@ -102,7 +103,8 @@ final class SimRuns {
                 runtime.ledger().mismatches(), wrongL2, bytes == null ? 0.0 : bytes.loadMatches(),
                 bytes == null ? 0.0 : bytes.mismatches(), runtime.simulator().nowNs() / 1e9, runtime.simulator().eventsFired());
         return new RunResult(point, loop.metrics, run, List.copyOf(runtime.samples()), loop.ttft, RunResults.hex(trace.hash()),
-                trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs, loop.outcomes);
+                trace.eventCount(), failure, List.copyOf(examples), System.nanoTime() - startNs, loop.outcomes,
+                RunFailure.of(point.config(), failure, thrown));
     }
 
     /** The simulator's runtime with the run's settings: invariant checks, sampling, faults, real bytes, arrivals. */

@@ -5,7 +5,7 @@ import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 
 /**
- * Sizes checked against what this machine can hold before anything is allocated (issue 17 point 4):
+ * Sizes checked against what this machine can hold before anything is allocated, because
  * an L2 of a million GiB used to spend 23 s and end in a NegativeArraySizeException, and
  * {@code gpuKvBlocks} = Long.MAX 63 s and 6.4 GB before an OutOfMemoryError. The model keeps a few
  * tables per L2 unit (slot × lane) and one free-list entry per GPU block, all on the heap; a run is

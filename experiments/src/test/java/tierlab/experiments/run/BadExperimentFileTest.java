@@ -109,7 +109,7 @@ class BadExperimentFileTest {
         assertOneClearLine(run, "bad.yaml", expected);
     }
 
-    /** Issue 17 point 10: 1e-9 ms rounded to a period of 0 ns, which gave an empty timeseries.csv without a word. */
+    /** 1e-9 ms rounded to a period of 0 ns, which gave an empty timeseries.csv without a word. */
     @Test
     void aSampleIntervalBelowWhatTheTimeSeriesCanHoldIsRefused() throws IOException {
         CommandRun run = runFile("bad.yaml", GOOD + "sampleIntervalMs: 1e-9\n");
@@ -169,7 +169,7 @@ class BadExperimentFileTest {
 
     @Test
     void aHybridL1BeyondWhatTheHostHasIsRefused() throws IOException {
-        // A PiB: more than any host's memory (HostLimits; issue 14 point 7 replaced the fixed 4 GiB).
+        // A PiB: more than any host's memory (HostLimits, which follows the host instead of a fixed 4 GiB).
         CommandRun run = runFile("bad.yaml", GOOD.replace("l1CapacityGiB: 1", "l1CapacityGiB: 1048576") + "mode: hybrid\n");
         assertOneClearLine(run, "bad.yaml", "store.l1CapacityGiB: a hybrid run allocates a real L1 of 1048576.0 GiB",
                 "of memory available on this host (MemAvailable)", "set store.l1LimitGiB to override");

@@ -14,7 +14,7 @@ import tech.tablesaw.api.Table;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
- * Issue 17 point 2 through {@code tierlab run}: {@code faults.readErrorProbability: 1.0} with the
+ * A device that fails every read, through {@code tierlab run}: {@code faults.readErrorProbability: 1.0} with the
  * default prefetch window never ended in sim (memory growing) nor in hybrid. Now the run ends in
  * bounded time as a failed run whose failure names the cause. (Live mode takes no injected faults;
  * its case is {@code LiveEveryReadFailsTest}, over a storage port that fails every read.)
@@ -47,7 +47,7 @@ class EveryReadFailsRunTest {
         String failure = results.column("failure").getString(0);
         assertTrue(failure.contains("the L2 device failed every read") && failure.contains("EIO"), failure);
         assertTrue(tookMs < 30_000, "bounded: " + tookMs + " ms");
-        // Issue 17 point 3, the exception path: the run ended by an exception inside it (the
+        // The exception path: the run ended by an exception inside it (the
         // watchdog's stop), and its scratch L2 file did not outlive it.
         Path scratch = folder.resolve(".every-read-fails.scratch");
         if (Files.isDirectory(scratch)) {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
- * Issue 17, point 3: a hybrid run's scratch L2 files are gone after SIGINT and SIGTERM (shutdown
+ * A hybrid run's scratch L2 files are gone after SIGINT and SIGTERM (shutdown
  * hooks), and what SIGKILL leaves (scratch files, a temporary output folder) is removed by the
  * next run. Each case starts a real child JVM running {@code tierlab run} and signals it while
  * its scratch files exist.

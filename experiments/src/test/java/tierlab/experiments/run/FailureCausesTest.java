@@ -20,7 +20,7 @@ import tierlab.experiments.OutputFolderCheck;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
- * Issue 17, point 7: causes named in words and found early. A hybrid run whose L2 file cannot be
+ * Causes named in words and found early. A hybrid run whose L2 file cannot be
  * preallocated (ENOSPC on a 1 MiB tmpfs) is a failed run in its row, not an aborted experiment;
  * an output folder that is read-only, below a file or on a full disk is refused before the first
  * run in one line; binary and gzip traces are reported as such at the right line. The tmpfs cases

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
- * Issue 14 point 7: live and hybrid L1/L2 bounds follow the host (memory, RLIMIT_MEMLOCK, free
+ * Live and hybrid L1/L2 bounds follow the host (memory, RLIMIT_MEMLOCK, free
  * disk) with an explicit override, instead of fixed 4/16 GiB; a run over a bound is refused in one
  * line that gives the bound, its source and the override.
  */

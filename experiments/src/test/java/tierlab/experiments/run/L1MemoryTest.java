@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
- * Issue 17, point 11: the native L1 arenas of hybrid and live runs have a total cap across
+ * The native L1 arenas of hybrid and live runs have a total cap across
  * {@code --jobs} (runs that would exceed it wait; one that can never fit is refused in one line),
  * and each arena is mlocked or its run says why not in run.json.
  */

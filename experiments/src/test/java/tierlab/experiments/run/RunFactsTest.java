@@ -18,7 +18,7 @@ import tierlab.engine.uring.IoUringProbe;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
- * Issue 14 point 6: run.json says what ran: the tierlab version and commit, and for every live or
+ * run.json says what ran: the tierlab version and commit, and for every live or
  * hybrid run whether its L1 was pinned, which storage backend served L2 and why, and (live) how KV
  * moved to the GPU.
  */

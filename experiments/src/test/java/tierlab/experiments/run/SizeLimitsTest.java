@@ -18,7 +18,7 @@ import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.store.StoreSettings;
 
 /**
- * Issue 17 point 4: sizes nobody checked. {@code l2CapacityGiB: 1000000} took 23 s and ended in a
+ * Sizes nobody checked used to cost minutes. {@code l2CapacityGiB: 1000000} took 23 s and ended in a
  * NegativeArraySizeException, {@code 1e7} in an OutOfMemoryError trace, {@code gpuKvBlocks} = Long.MAX
  * in 63 s, 6.4 GB and an OutOfMemoryError, and a 50 MB YAML of one long string held the reader for
  * more than 120 s. Each is now one line naming the field and the limit, before anything is allocated.

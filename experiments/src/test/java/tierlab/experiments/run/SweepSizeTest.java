@@ -16,7 +16,7 @@ import tierlab.experiments.CommandException;
 import tierlab.hunt.testkit.CommandRun;
 
 /**
- * Issue 17 point 5: sweeps that looked hung. The grid is counted before it is expanded, a grid above
+ * Sweeps that looked hung. The grid is counted before it is expanded, a grid above
  * {@code maxRuns} is refused in well under a second with one line naming the field and the limit,
  * and expanding a large allowed grid is linear (it was quadratic: every cell was compared with every
  * earlier one).

@@ -10,7 +10,7 @@ import tierlab.model.io.IoOp;
  * <ul>
  *   <li><b>Progress</b>: a compute step completing is progress (every step computes at least one
  *       token). After {@link #completionsWithoutProgress()} completions with no step completed, the
- *       run is a loop that moves nothing (issue 17: failed prefetches retried forever).</li>
+ *       run is a loop that moves nothing (failed prefetches retried forever did this once).</li>
  *   <li><b>A failing device</b>: after {@link #consecutiveFailures()} L2 reads in a row failed (or
  *       writes in a row), with not one success between them, the device is taken to fail
  *       everything, and the run ends naming the device's error rather than recomputing on forever.</li>

@@ -129,6 +129,12 @@ public final class L2Ring {
 
     private void claim(Run run) {
         for (int slot = run.firstSlot(); slot < run.endSlot(); slot++) {
+            // Checked on every claim, not only by checkInvariants: an overlap here would hand one slot to two
+            // keys, and a later write would put one block's bytes where the index expects another's.
+            if (ownerRunBySlot[slot] != NO_RUN) {
+                throw new IllegalStateException("I2: L2 runs " + ownerRunBySlot[slot] + " and " + run.runId()
+                        + " overlap at slot " + slot + " (refused at the claim)");
+            }
             ownerRunBySlot[slot] = run.runId();
         }
         usedSlots += run.slotCount();

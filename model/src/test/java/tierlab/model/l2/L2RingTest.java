@@ -326,4 +326,16 @@ final class L2RingTest {
             }
         }
     }
+
+    @Test
+    void aRunClaimingASlotAnotherRunOwnsIsRefusedAtTheClaim() {
+        // A snapshot whose runs overlap at slots 2 and 3: the claim itself refuses, before any key is
+        // placed in a slot that another key's write may still fill.
+        List<L2Ring.Run> overlapping = List.of(new L2Ring.Run(1, 0, 4, false), new L2Ring.Run(2, 2, 4, false));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> L2Ring.restore(10, overlapping, 6, 3));
+        assertEquals("I2: L2 runs 1 and 2 overlap at slot 2 (refused at the claim)", e.getMessage());
+        L2Ring apart = L2Ring.restore(10, List.of(new L2Ring.Run(1, 0, 4, false), new L2Ring.Run(2, 4, 4, false)), 8, 3);
+        assertEquals(8, apart.usedSlots());
+        assertEquals(2, apart.ownerOf(7));
+    }
 }

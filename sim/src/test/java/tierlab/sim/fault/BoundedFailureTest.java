@@ -26,7 +26,7 @@ import tierlab.sim.device.DeviceProfile;
 import tierlab.model.util.SeedTree;
 
 /**
- * Issue 17 point 2: a run whose L2 reads keep failing ends, in bounded virtual work. Before the fix a
+ * A run whose L2 reads keep failing ends, in bounded virtual work. Before the fix a
  * failed prefetch went back to the queue, was looked up again, found the same L2 entries and
  * prefetched them again, forever (sim never ended, memory grew ~20 MB/s).
  */
