@@ -91,20 +91,22 @@ class RunFailureTest {
         ExperimentLoader.Experiment experiment = load("live.yaml", LIVE);
         RunExecutor executor = new RunExecutor(folder.resolve("scratch"));
         // A defect in code the run calls: the observer of live passes dereferences null.
-        executor.observeLivePasses(report -> {
-            String missing = null;
-            missing.length();
+        RunResult result = executor.run(experiment.points().getFirst(), new RunObserver() {
+            @Override
+            public void livePass(tierlab.engine.live.LiveRuntime.Report report) {
+                String missing = null;
+                missing.length();
+            }
         });
-        RunResult result = executor.run(experiment.points().getFirst());
         assertTrue(result.failed());
         assertTrue(result.failure().startsWith("NullPointerException"), result.failure());
         assertEquals(RunFailure.Kind.BUG, result.cause().kind());
-        assertTrue(result.cause().stackTrace().contains("RunFailureTest.lambda$"), result.cause().stackTrace());
+        assertTrue(result.cause().stackTrace().contains("RunFailureTest$1.livePass"), result.cause().stackTrace());
 
         String log = ResultFiles.errorsLog(List.of(result));
         assertNotNull(log);
         assertTrue(log.startsWith("run 0 (" + result.point().label() + "): NullPointerException"), log);
-        assertTrue(log.contains("\tat tierlab.experiments.run.RunExecutor"), log);
+        assertTrue(log.contains("\tat tierlab.experiments.run.LiveRuns"), log);
         assertEquals("bug", ResultFiles.results(experiment, List.of(result)).stringColumn(ResultFiles.FAILURE_KIND).get(0));
     }
 
