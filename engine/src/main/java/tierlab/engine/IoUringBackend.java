@@ -12,8 +12,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import tierlab.engine.UringRing.Batch;
 import tierlab.engine.UringRing.OpState;
 import tierlab.engine.uring.Errno;
-import tierlab.engine.uring.IoUring;
 import tierlab.engine.uring.IoUringProbe;
+import tierlab.engine.uring.UringAvailability;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.StoragePort;
@@ -131,7 +131,7 @@ public final class IoUringBackend implements StoragePort {
         Objects.requireNonNull(l2Path, "l2Path");
         Objects.requireNonNull(arena, "arena");
         Objects.requireNonNull(settings, "settings");
-        IoUringProbe probe = IoUring.probe();
+        IoUringProbe probe = UringAvailability.probe();
         if (!probe.available()) {
             throw new IOException("io_uring is unavailable: " + probe.cause());
         }
@@ -144,9 +144,9 @@ public final class IoUringBackend implements StoragePort {
         }
     }
 
-    /** Whether io_uring can be used here, and why not (see {@link IoUring#probe()}). */
+    /** Whether io_uring can be used here, and why not (see {@link UringAvailability#probe()}). */
     public static IoUringProbe probe() {
-        return IoUring.probe();
+        return UringAvailability.probe();
     }
 
     @Override

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import tierlab.engine.uring.IoUring;
 import tierlab.engine.uring.IoUringLayout;
 import tierlab.engine.uring.IoUringProbe;
+import tierlab.engine.uring.UringAvailability;
 import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.StoragePort;
@@ -34,7 +35,7 @@ class IoUringBackendTest extends StoragePortContract {
 
     @BeforeAll
     static void requireIoUring() {
-        IoUringProbe probe = IoUring.probe();
+        IoUringProbe probe = UringAvailability.probe();
         Assumptions.assumeTrue(probe.available(), () -> "io_uring unavailable, skipping: " + probe.cause());
     }
 

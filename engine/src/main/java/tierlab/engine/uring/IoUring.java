@@ -489,19 +489,4 @@ public final class IoUring implements AutoCloseable {
         Libc.close(errnoState, ringFd);
         arena.close();
     }
-
-    // ---- availability probe -------------------------------------------------------------------------
-
-    /**
-     * Whether io_uring is usable here for the engine, and if not, why ({@link UringAvailability}).
-     * Cached after the first call; never throws.
-     */
-    public static IoUringProbe probe() {
-        return UringAvailability.probe();
-    }
-
-    /** Runs the probe again (tests). */
-    public static IoUringProbe probeUncached() {
-        return UringAvailability.run();
-    }
 }

@@ -1,7 +1,7 @@
 package tierlab.engine.uring;
 
 /**
- * The answer of {@link IoUring#probe()}: whether the engine can use io_uring here and, when it
+ * The answer of {@link UringAvailability#probe()}: whether the engine can use io_uring here and, when it
  * cannot, the cause in one sentence (with the errno name when a system call refused).
  *
  * @param available      io_uring_setup worked and READ, WRITE, READ_FIXED, WRITE_FIXED are supported

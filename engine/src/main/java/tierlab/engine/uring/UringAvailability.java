@@ -10,9 +10,9 @@ import java.util.List;
 /**
  * Whether io_uring is usable here for the engine, and why not: the OS and architecture the binding
  * knows, the FFM linker (native access), io_uring_setup's errno with the sysctl or seccomp reason
- * behind it, and the opcodes the engine needs. {@link IoUring#probe()} is its public face.
+ * behind it, and the opcodes the engine needs ({@link #probe()} caches the answer, {@link #run()} asks again).
  */
-final class UringAvailability {
+public final class UringAvailability {
 
     /** The io_uring opcodes the engine needs, checked by {@link #probe()}. */
     private static final byte[] REQUIRED_OPCODES = {IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READ_FIXED, IORING_OP_WRITE_FIXED};
@@ -28,7 +28,7 @@ final class UringAvailability {
      * io_uring_disabled sysctl or seccomp), and the opcodes the engine needs. Cached after the
      * first call; never throws.
      */
-    static IoUringProbe probe() {
+    public static IoUringProbe probe() {
         IoUringProbe probe = cachedProbe;
         if (probe == null) {
             probe = run();
@@ -38,7 +38,7 @@ final class UringAvailability {
     }
 
     /** Runs the probe again. */
-    static IoUringProbe run() {
+    public static IoUringProbe run() {
         String kernel = System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch");
         if (!"Linux".equals(System.getProperty("os.name"))) {
             return IoUringProbe.unavailable("io_uring is Linux-only; this is " + kernel, null, kernel);

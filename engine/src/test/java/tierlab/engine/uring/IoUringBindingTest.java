@@ -97,7 +97,7 @@ class IoUringBindingTest {
 
     @Test
     void theProbeReportsAvailabilityOrACause() {
-        IoUringProbe probe = IoUring.probeUncached();
+        IoUringProbe probe = UringAvailability.run();
         System.out.println(probe);
         if (probe.available()) {
             assertNull(probe.cause());
@@ -105,7 +105,7 @@ class IoUringBindingTest {
         } else {
             assertTrue(probe.cause() != null && !probe.cause().isBlank(), "an unavailable probe says why");
         }
-        assertEquals(probe.available(), IoUring.probe().available(), "the cached probe agrees");
+        assertEquals(probe.available(), UringAvailability.probe().available(), "the cached probe agrees");
     }
 
     @Test
@@ -249,7 +249,7 @@ class IoUringBindingTest {
     }
 
     private static void assumeIoUring() {
-        IoUringProbe probe = IoUring.probe();
+        IoUringProbe probe = UringAvailability.probe();
         Assumptions.assumeTrue(probe.available(), () -> "io_uring unavailable: " + probe.cause());
     }
 }

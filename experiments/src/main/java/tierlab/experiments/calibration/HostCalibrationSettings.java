@@ -28,6 +28,10 @@ public record HostCalibrationSettings(List<Integer> blockSizesKiB, List<Integer>
     private static final long SWEEP_SEED = 20_261_201L;
     private static final long SUSTAINED_SEED = 20_261_202L;
 
+    /** The section as a validation file writes it (any field may be left out); {@link #DEFAULTS} fills the rest. */
+    public record Written(List<Integer> blockSizesKiB, List<Integer> queueDepths, Integer pointMs, Integer fileMiB,
+                          Integer hostCostMs, Integer sustainedMs, Integer sustainedMiB, Integer sustainedBlockKiB) {}
+
     public HostCalibrationSettings {
         blockSizesKiB = List.copyOf(blockSizesKiB);
         queueDepths = List.copyOf(queueDepths);

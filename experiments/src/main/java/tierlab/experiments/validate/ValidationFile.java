@@ -70,11 +70,7 @@ public record ValidationFile(Path file, String name, String description, int rep
      * @param workloads by name, in the file's order
      */
     public record Spec(String name, String description, Integer repeats, Long seed, String profile,
-                       CalibrationSection calibration, ExperimentFile.LiveSection live, Map<String, WorkloadEntry> workloads) {}
-
-    /** {@code calibration} as written; {@link HostCalibrationSettings#DEFAULTS} fills what it leaves out. */
-    public record CalibrationSection(List<Integer> blockSizesKiB, List<Integer> queueDepths, Integer pointMs, Integer fileMiB,
-                                     Integer hostCostMs, Integer sustainedMs, Integer sustainedMiB, Integer sustainedBlockKiB) {}
+                       HostCalibrationSettings.Written calibration, ExperimentFile.LiveSection live, Map<String, WorkloadEntry> workloads) {}
 
     /**
      * One workload: an experiment file's run fields, not its sweep, output or mode (validate runs
@@ -163,7 +159,7 @@ public record ValidationFile(Path file, String name, String description, int rep
         return config;
     }
 
-    private static HostCalibrationSettings calibration(Path file, CalibrationSection section) {
+    private static HostCalibrationSettings calibration(Path file, HostCalibrationSettings.Written section) {
         HostCalibrationSettings d = HostCalibrationSettings.DEFAULTS;
         if (section == null) {
             return d;
