@@ -102,12 +102,39 @@ public record RunFailure(Kind kind, String stackTrace) implements Serializable {
         return false;
     }
 
-    /** {@code thrown}'s stack trace as {@link Throwable#printStackTrace()} writes it, causes included. */
+    /** The frame of the executor's entry point: what lies below it belongs to whoever ran the point. */
+    private static final String RUN_ENTRY_FRAME = "\tat " + RunExecutor.class.getName() + ".run(";
+
+    /**
+     * {@code thrown}'s stack trace as {@link Throwable#printStackTrace()} writes it, causes included,
+     * down to the executor's entry point. The frames below it are the sweep executor's (a local thread
+     * pool, a Spark task), so errors.log reads the same whichever executor ran the point; for the
+     * same reason a cause's "... N more" line, whose count follows those frames, names no count.
+     */
     public static String stackTrace(Throwable thrown) {
         StringWriter text = new StringWriter();
         try (PrintWriter writer = new PrintWriter(text)) {
             thrown.printStackTrace(writer);
         }
-        return text.toString();
+        StringBuilder trace = new StringBuilder();
+        boolean inEntry = false;
+        boolean skipping = false;
+        for (String line : text.toString().split("\\R")) {
+            boolean frame = line.startsWith("\tat ") || line.startsWith("\t... ");
+            if (!frame) {
+                inEntry = false;
+                skipping = false;
+            } else if (skipping) {
+                continue;
+            } else if (line.startsWith(RUN_ENTRY_FRAME)) {
+                inEntry = true;
+            } else if (inEntry || line.startsWith("\t... ")) {
+                trace.append("\t... the frames of the executor that ran this point\n");
+                skipping = true;
+                continue;
+            }
+            trace.append(line).append('\n');
+        }
+        return trace.toString();
     }
 }
