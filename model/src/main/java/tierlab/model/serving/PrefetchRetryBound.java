@@ -5,7 +5,7 @@ import tierlab.model.trace.DecisionTrace;
 /**
  * How many failed prefetches one request may have before it stops asking L2 and recomputes its
  * prompt. A failed prefetch sends the request back to the queue, where its next lookup finds the
- * same L2 entries; on a device whose reads keep failing that was a loop without end (issue 17). A
+ * same L2 entries; on a device whose reads keep failing that was a loop without end. A
  * transient error still gets retries; a block that cannot be read is computed instead.
  */
 public final class PrefetchRetryBound {

@@ -74,7 +74,7 @@ class ServingEnginesTest {
     }
 
     /**
-     * Issue 17 point 6: a request whose chain names fewer keys than its prompt's full blocks (a trace line
+     * A request whose chain names fewer keys than its prompt's full blocks (a trace line
      * whose hash_ids cover less than its input) was accepted and ended the run mid-step with an
      * ArrayIndexOutOfBoundsException; both engines now refuse it at submission, naming the request.
      */
