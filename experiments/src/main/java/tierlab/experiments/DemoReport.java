@@ -96,16 +96,21 @@ public final class DemoReport {
     public static List<String> observations(MissRatioCurves curves) {
         List<String> sentences = new ArrayList<>();
         List<String> online = curves.onlinePolicies();
-        List<Long> capacities = curves.capacities();
-        String belady = curves.offlineBound();
-        boolean hasBelady = belady != null;
         if (online.isEmpty()) {
             return sentences;
         }
-        long smallest = capacities.getFirst();
-        long largest = capacities.getLast();
+        sentences.add(smallestCapacity(curves, online));
+        sentences.add(largestCapacity(curves, online));
+        if (curves.capacities().size() > 1 && online.size() > 1) {
+            sentences.add(rankingAcrossSizes(curves, online));
+        }
+        return sentences;
+    }
 
-        // 1. The smallest cache: who wins, by how much, and how far from the optimum.
+    /** The smallest cache: who wins, by how much, and how far from the optimum. */
+    private static String smallestCapacity(MissRatioCurves curves, List<String> online) {
+        long smallest = curves.capacities().getFirst();
+        String belady = curves.offlineBound();
         List<String> bestSmall = best(curves, online, smallest);
         List<String> worstSmall = worst(curves, online, smallest);
         double bestSmallHit = curves.point(bestSmall.getFirst(), smallest).hitRatio();
@@ -116,7 +121,7 @@ public final class DemoReport {
         if (!worstSmall.equals(bestSmall)) {
             first.append(" (worst: ").append(names(worstSmall)).append(", ").append(percent(worstSmallHit)).append(')');
         }
-        if (hasBelady) {
+        if (belady != null) {
             double beladyHit = curves.point(belady, smallest).hitRatio();
             first.append("; `" + belady + "` reaches ").append(percent(beladyHit));
             if (beladyHit > 0) {
@@ -124,9 +129,13 @@ public final class DemoReport {
                         .append(" of the offline optimum");
             }
         }
-        sentences.add(first.append('.').toString());
+        return first.append('.').toString();
+    }
 
-        // 2. The largest cache against the infinite-cache bound (E4: how much of it each configuration captures).
+    /** The largest cache against the infinite-cache bound (E4: how much of it each configuration captures). */
+    private static String largestCapacity(MissRatioCurves curves, List<String> online) {
+        long largest = curves.capacities().getLast();
+        String belady = curves.offlineBound();
         List<String> bestLarge = best(curves, online, largest);
         double bestLargeHit = curves.point(bestLarge.getFirst(), largest).hitRatio();
         double infinite = curves.infiniteHitRatio();
@@ -137,50 +146,52 @@ public final class DemoReport {
                 .append(" for an infinite cache");
         if (infinite > 0) {
             second.append(" (").append(percent(bestLargeHit / infinite)).append(" of it captured");
-            if (hasBelady) {
+            if (belady != null) {
                 second.append("; `" + belady + "` captures ")
                         .append(percent(curves.point(belady, largest).hitRatio() / infinite));
             }
             second.append(')');
         }
-        sentences.add(second.append('.').toString());
+        return second.append('.').toString();
+    }
 
-        // 3. Does the ranking hold across sizes? Which policies stay close to the best everywhere,
-        //    and which one trails. Differences under NEAR_BEST are too small to call a winner.
-        if (capacities.size() > 1 && online.size() > 1) {
-            List<String> nearBest = online.stream()
-                    .filter(p -> capacities.stream().allMatch(c -> bestHitRatio(curves, online, c)
-                            - curves.point(p, c).hitRatio() <= NEAR_BEST))
-                    .toList();
-            String trailing = null;
-            int trailingCount = 0;
-            for (String policy : online) {
-                int worstCount = (int) capacities.stream().filter(c -> worst(curves, online, c).contains(policy)).count();
-                if (worstCount > trailingCount) {
-                    trailing = policy;
-                    trailingCount = worstCount;
-                }
+    /**
+     * Does the ranking hold across sizes? Which policies stay close to the best everywhere, and which
+     * one trails. Differences under NEAR_BEST are too small to call a winner.
+     */
+    private static String rankingAcrossSizes(MissRatioCurves curves, List<String> online) {
+        List<Long> capacities = curves.capacities();
+        List<String> nearBest = online.stream()
+                .filter(p -> capacities.stream().allMatch(c -> bestHitRatio(curves, online, c)
+                        - curves.point(p, c).hitRatio() <= NEAR_BEST))
+                .toList();
+        String trailing = null;
+        int trailingCount = 0;
+        for (String policy : online) {
+            int worstCount = (int) capacities.stream().filter(c -> worst(curves, online, c).contains(policy)).count();
+            if (worstCount > trailingCount) {
+                trailing = policy;
+                trailingCount = worstCount;
             }
-            StringBuilder third = new StringBuilder();
-            if (nearBest.isEmpty()) {
-                third.append("No online policy stays within ").append(points(NEAR_BEST))
-                        .append(" of the best at every capacity swept");
-            } else {
-                third.append(names(nearBest)).append(nearBest.size() > 1 ? " stay" : " stays").append(" within ")
-                        .append(points(NEAR_BEST)).append(" of the best online policy at every capacity swept");
-            }
-            if (trailing != null) {
-                String worstPolicy = trailing;
-                double maxGap = capacities.stream()
-                        .mapToDouble(c -> bestHitRatio(curves, online, c) - curves.point(worstPolicy, c).hitRatio())
-                        .max().orElse(0);
-                third.append(", while `").append(worstPolicy).append("` is the worst at ").append(trailingCount)
-                        .append(" of ").append(capacities.size()).append(" capacities and trails the best by up to ")
-                        .append(points(maxGap));
-            }
-            sentences.add(third.append('.').toString());
         }
-        return sentences;
+        StringBuilder third = new StringBuilder();
+        if (nearBest.isEmpty()) {
+            third.append("No online policy stays within ").append(points(NEAR_BEST))
+                    .append(" of the best at every capacity swept");
+        } else {
+            third.append(names(nearBest)).append(nearBest.size() > 1 ? " stay" : " stays").append(" within ")
+                    .append(points(NEAR_BEST)).append(" of the best online policy at every capacity swept");
+        }
+        if (trailing != null) {
+            String worstPolicy = trailing;
+            double maxGap = capacities.stream()
+                    .mapToDouble(c -> bestHitRatio(curves, online, c) - curves.point(worstPolicy, c).hitRatio())
+                    .max().orElse(0);
+            third.append(", while `").append(worstPolicy).append("` is the worst at ").append(trailingCount)
+                    .append(" of ").append(capacities.size()).append(" capacities and trails the best by up to ")
+                    .append(points(maxGap));
+        }
+        return third.append('.').toString();
     }
 
     public static void appendPivot(StringBuilder md, MissRatioCurves curves, boolean shareOfInfinite) {
