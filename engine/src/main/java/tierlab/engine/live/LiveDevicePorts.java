@@ -2,7 +2,6 @@ package tierlab.engine.live;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import tierlab.model.io.CopyPort;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.LayerGroupLoads;
@@ -122,24 +121,6 @@ final class LiveDevicePorts implements CopyPort, AutoCloseable {
      */
     @Override
     public void close() {
-        ExecutorService[] streams = {hostToDevice, deviceToHost};
-        for (ExecutorService stream : streams) {
-            stream.shutdownNow();
-        }
-        boolean interrupted = false;
-        for (ExecutorService stream : streams) {
-            while (true) {
-                try {
-                    if (stream.awaitTermination(1, TimeUnit.SECONDS)) {
-                        break;
-                    }
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Streams.stopAndAwait(hostToDevice, deviceToHost);
     }
 }

@@ -2,7 +2,6 @@ package tierlab.engine.live;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import tierlab.model.io.ComputeModel;
 import tierlab.model.io.ComputePort;
@@ -73,19 +72,6 @@ public final class TimedComputePort implements ComputePort, AutoCloseable {
      */
     @Override
     public void close() {
-        stream.shutdownNow();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (stream.awaitTermination(1, TimeUnit.SECONDS)) {
-                    break;
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Streams.stopAndAwait(stream);
     }
 }

@@ -66,4 +66,19 @@ public final class GpuCopyPath {
         return new Opened(port, "cuda: " + cuda.description() + "; " + port.pinning()
                 + (verify ? "; loads verified on the GPU side" : "; not verified (live.verify is false)"));
     }
+
+    /** A supplier that probes for a CUDA device on its first call and answers the same device after. */
+    public static Supplier<CudaDevice> probedOnce() {
+        return new Supplier<>() {
+            private CudaDevice device;
+
+            @Override
+            public synchronized CudaDevice get() {
+                if (device == null) {
+                    device = CudaDevice.probe();
+                }
+                return device;
+            }
+        };
+    }
 }

@@ -52,7 +52,7 @@ public final class RunExecutor {
     }
 
     private RunExecutor(Path scratch, L1MemoryBudget l1Budget, Supplier<CudaDevice> cudaDevice) {
-        this.resources = new RunResources(scratch, l1Budget, cudaDevice != null ? cudaDevice : RunResources.probedOnce());
+        this.resources = new RunResources(scratch, l1Budget, cudaDevice != null ? cudaDevice : GpuCopyPath.probedOnce());
         this.sim = new SimRuns(resources);
         this.live = new LiveRuns(resources);
     }

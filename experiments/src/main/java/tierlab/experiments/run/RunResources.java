@@ -39,20 +39,6 @@ final class RunResources {
         this.cudaDevice = cudaDevice;
     }
 
-    /** A supplier that probes for a CUDA device on its first call and answers the same device after. */
-    static Supplier<CudaDevice> probedOnce() {
-        return new Supplier<>() {
-            private CudaDevice device;
-
-            @Override
-            public synchronized CudaDevice get() {
-                if (device == null) {
-                    device = CudaDevice.probe();
-                }
-                return device;
-            }
-        };
-    }
 
     Path scratch() {
         return scratch;

@@ -91,7 +91,7 @@ public final class ValidateCommand implements Callable<Integer> {
         String command = "tierlab validate " + file.getFileName() + (profile != null ? " --profile " + profile : "")
                 + (repeats != null ? " --repeats " + repeats : "") + (gpu != null ? " --gpu " + gpu : "");
         ValidationFile.Live liveSettings = gpu == null ? checked.live() : new ValidationFile.Live(gpu, checked.live().verify());
-        CudaProbe probe = new CudaProbe();
+        java.util.function.Supplier<CudaDevice> probe = GpuCopyPath.probedOnce();  // a file with live.gpu: host never probes
         CudaDevice cuda = liveGpuSide(liveSettings, probe, stdout);
         try (ExitCleanup.Registration cleanup = ExitCleanup.register(() -> deleteTree(scratch))) {
             Files.createDirectories(scratch);
@@ -129,7 +129,7 @@ public final class ValidateCommand implements Callable<Integer> {
      * The live runs' CUDA device (null for live.gpu: host, which never probes), said in one progress
      * line; a file (or --gpu) that asks for CUDA where there is none is refused before anything is measured.
      */
-    private CudaDevice liveGpuSide(ValidationFile.Live liveSettings, CudaProbe probe, PrintWriter stdout) {
+    private CudaDevice liveGpuSide(ValidationFile.Live liveSettings, java.util.function.Supplier<CudaDevice> probe, PrintWriter stdout) {
         String refusal = GpuCopyPath.refusal(liveSettings.gpu(), probe);
         if (refusal != null) {
             throw new CommandException(file + ": " + refusal);
@@ -209,19 +209,6 @@ public final class ValidateCommand implements Callable<Integer> {
             }
         });
         return chartFailures;
-    }
-
-    /** The CUDA device, probed once on first use (a file with live.gpu: host never probes). */
-    private static final class CudaProbe implements java.util.function.Supplier<CudaDevice> {
-        private CudaDevice device;
-
-        @Override
-        public synchronized CudaDevice get() {
-            if (device == null) {
-                device = CudaDevice.probe();
-            }
-            return device;
-        }
     }
 
     private static DeviceProfile loadProfile(Path file) {
