@@ -2,20 +2,14 @@ package tierlab.bench;
 
 import java.util.Arrays;
 import java.util.List;
-import org.apache.commons.math3.stat.descriptive.rank.Median;
 
-/** Order statistics for a handful of rounds: medians and ranges, never means (the disk here is too noisy for them). */
+/**
+ * Order statistics for a handful of rounds: ranges beside the medians ({@link tierlab.metrics.Percentiles}), never
+ * means (the disk here is too noisy for them).
+ */
 final class BenchStats {
 
     private BenchStats() {}
-
-    /** The median (Commons Math); for an even count the mean of the two middle values. */
-    static double median(List<Double> values) {
-        if (values.isEmpty()) {
-            throw new IllegalArgumentException("median of no values");
-        }
-        return new Median().evaluate(toArray(values));
-    }
 
     static double min(List<Double> values) {
         return values.stream().mapToDouble(Double::doubleValue).min().orElseThrow();

@@ -20,6 +20,7 @@ import tierlab.engine.PinnedArena;
 import tierlab.engine.persist.AtomicFiles;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.engine.uring.IoUringProbe;
+import tierlab.metrics.Percentiles;
 import tierlab.model.io.IoOp;
 
 /**
@@ -86,12 +87,17 @@ public final class EngineVsFio {
     record CaseSummary(BenchCase benchCase, int rounds, double engineMibMedian, double fioMibMedian, double ratioMedian,
                        double ratioMin, double ratioMax, double engineEnterPerOpMedian, double[] ratios) {
         static CaseSummary of(BenchCase benchCase, List<Round> rounds) {
+            if (rounds.isEmpty()) {
+                // Commons Math's median of no values is NaN; a case that ran no rounds is a bug, not a row.
+                throw new IllegalArgumentException("median of no values");
+            }
             List<Double> engine = rounds.stream().map(r -> r.engine().mibPerSecond()).toList();
             List<Double> fio = rounds.stream().map(Round::fioMibPerSecond).toList();
             List<Double> ratios = rounds.stream().map(Round::ratio).toList();
             List<Double> enters = rounds.stream().map(Round::engineEnterCallsPerOp).toList();
-            return new CaseSummary(benchCase, rounds.size(), BenchStats.median(engine), BenchStats.median(fio),
-                    BenchStats.median(ratios), BenchStats.min(ratios), BenchStats.max(ratios), BenchStats.median(enters),
+            return new CaseSummary(benchCase, rounds.size(), Percentiles.medianInterpolated(BenchStats.toArray(engine)),
+                    Percentiles.medianInterpolated(BenchStats.toArray(fio)), Percentiles.medianInterpolated(BenchStats.toArray(ratios)),
+                    BenchStats.min(ratios), BenchStats.max(ratios), Percentiles.medianInterpolated(BenchStats.toArray(enters)),
                     BenchStats.toArray(ratios));
         }
     }

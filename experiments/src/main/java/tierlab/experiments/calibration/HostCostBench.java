@@ -20,6 +20,7 @@ import tierlab.engine.PinnedArena;
 import tierlab.engine.cuda.CudaApi;
 import tierlab.engine.cuda.CudaCopyPort;
 import tierlab.engine.live.DeviceMemory;
+import tierlab.metrics.Percentiles;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.io.IoOp;
@@ -271,7 +272,7 @@ public final class HostCostBench {
                         if (device.mismatches() > 0) {
                             throw new IllegalStateException("the copy benchmark's payload check failed " + device.mismatches() + " times");
                         }
-                        long median = median(Arrays.copyOf(samples, count));
+                        long median = Percentiles.upperMedianOrZero(Arrays.copyOf(samples, count));
                         line.addData(lanes * size, median);
                     }
                 }
@@ -344,7 +345,7 @@ public final class HostCostBench {
                         }
                     }
                 }
-                line.addData(lanes * lane, median(Arrays.copyOf(samples, count)));
+                line.addData(lanes * lane, Percentiles.upperMedianOrZero(Arrays.copyOf(samples, count)));
             }
             port.awaitVerification();
             CudaCopyPort.Counters counters = port.counters();
@@ -364,12 +365,6 @@ public final class HostCostBench {
             }
             Thread.onSpinWait();
         }
-    }
-
-    private static long median(long[] values) {
-        long[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted.length == 0 ? 0 : sorted[sorted.length / 2];
     }
 
     // ---- live-mode emulation: not a host cost, measured so reports can say what it explains -----
@@ -422,7 +417,7 @@ public final class HostCostBench {
             if (device.mismatches() > 0) {
                 throw new IllegalStateException("the payload benchmark's staging check failed " + device.mismatches() + " times");
             }
-            return median(Arrays.copyOf(samples, count)) / ((double) blocks * geometry.blockBytes() / (1 << 20));
+            return Percentiles.upperMedianOrZero(Arrays.copyOf(samples, count)) / ((double) blocks * geometry.blockBytes() / (1 << 20));
         }
     }
 

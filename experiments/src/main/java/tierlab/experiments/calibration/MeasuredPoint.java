@@ -6,8 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
-import org.apache.commons.math3.stat.descriptive.rank.Median;
 import tierlab.bench.BenchCase;
+import tierlab.metrics.Percentiles;
 
 /**
  * What one run of one grid point measured (or, from {@link #medians}, the median over repeats).
@@ -64,18 +64,22 @@ public record MeasuredPoint(BenchCase benchCase, int repeat, long ops, long byte
                 continue;
             }
             medians.add(new MeasuredPoint(entry.getKey(), 0,
-                    Math.round(median(repeats, p -> p.ops)), Math.round(median(repeats, p -> p.bytes)),
-                    Math.round(median(repeats, p -> p.elapsedNs)), median(repeats, MeasuredPoint::iops),
-                    median(repeats, MeasuredPoint::bytesPerSecond), median(repeats, MeasuredPoint::meanLatencyNs),
-                    median(repeats, MeasuredPoint::p50LatencyNs), median(repeats, MeasuredPoint::p99LatencyNs),
-                    Math.round(median(repeats, p -> p.enterCalls))));
+                    Math.round(Percentiles.medianInterpolated(field(repeats, p -> p.ops))),
+                    Math.round(Percentiles.medianInterpolated(field(repeats, p -> p.bytes))),
+                    Math.round(Percentiles.medianInterpolated(field(repeats, p -> p.elapsedNs))),
+                    Percentiles.medianInterpolated(field(repeats, MeasuredPoint::iops)),
+                    Percentiles.medianInterpolated(field(repeats, MeasuredPoint::bytesPerSecond)),
+                    Percentiles.medianInterpolated(field(repeats, MeasuredPoint::meanLatencyNs)),
+                    Percentiles.medianInterpolated(field(repeats, MeasuredPoint::p50LatencyNs)),
+                    Percentiles.medianInterpolated(field(repeats, MeasuredPoint::p99LatencyNs)),
+                    Math.round(Percentiles.medianInterpolated(field(repeats, p -> p.enterCalls)))));
         }
         return List.copyOf(medians);
     }
 
-    /** The median of one field (Commons Math); for an even count the mean of the two middle values. */
-    static double median(List<MeasuredPoint> points, ToDoubleFunction<MeasuredPoint> field) {
-        return new Median().evaluate(points.stream().mapToDouble(field).toArray());
+    /** One field of every point, in the points' order. */
+    private static double[] field(List<MeasuredPoint> points, ToDoubleFunction<MeasuredPoint> field) {
+        return points.stream().mapToDouble(field).toArray();
     }
 
     /** Sorted by pattern, block size, queue depth, repeat: a stable order for tables. */

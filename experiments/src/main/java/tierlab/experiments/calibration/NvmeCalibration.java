@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Predicate;
-import org.apache.commons.math3.stat.descriptive.rank.Median;
+import tierlab.metrics.Percentiles;
 import tierlab.sim.device.NvmeProfile;
 
 /**
@@ -55,11 +55,13 @@ public record NvmeCalibration(NvmeFit.ClosedLoopFit fit, List<CalibrationPoint> 
         List<CalibrationPoint> points = predict(fit.profile(), medians, sweep.runs());
         double[] all = errors(points, p -> true);
         NvmeFit.ClosedLoopFit channelOnly = NvmeFit.fitClosedLoop(measurements, Math.max(64, deepest), false);
-        double channelOnlyError = median(predict(channelOnly.profile(), medians, sweep.runs()).stream()
+        double channelOnlyError = Percentiles.medianInterpolated(predict(channelOnly.profile(), medians, sweep.runs()).stream()
                 .mapToDouble(CalibrationPoint::throughputRelativeError).toArray());
-        return new NvmeCalibration(fit, points, median(all), median(errors(points, CalibrationPoint::read)),
-                median(errors(points, p -> !p.read())), Arrays.stream(all).max().orElse(0),
-                median(points.stream().mapToDouble(CalibrationPoint::latencyRelativeError).toArray()), channelOnlyError);
+        return new NvmeCalibration(fit, points, Percentiles.medianInterpolated(all),
+                Percentiles.medianInterpolated(errors(points, CalibrationPoint::read)),
+                Percentiles.medianInterpolated(errors(points, p -> !p.read())), Arrays.stream(all).max().orElse(0),
+                Percentiles.medianInterpolated(points.stream().mapToDouble(CalibrationPoint::latencyRelativeError).toArray()),
+                channelOnlyError);
     }
 
     /** Each measured point's prediction by the fitted model, in grid order. */
@@ -75,10 +77,5 @@ public record NvmeCalibration(NvmeFit.ClosedLoopFit fit, List<CalibrationPoint> 
 
     private static double[] errors(List<CalibrationPoint> points, Predicate<CalibrationPoint> which) {
         return points.stream().filter(which).mapToDouble(CalibrationPoint::throughputRelativeError).toArray();
-    }
-
-    /** The median (Commons Math); NaN for no values. */
-    static double median(double[] values) {
-        return new Median().evaluate(values);
     }
 }

@@ -1,6 +1,7 @@
 package tierlab.experiments.calibration;
 
 import java.util.Arrays;
+import tierlab.metrics.Percentiles;
 import tierlab.sim.device.NvmeModel;
 import tierlab.sim.device.NvmeProfile;
 
@@ -77,13 +78,7 @@ public final class NvmeClosedLoop {
         Arrays.sort(latenciesNs);
         double seconds = (nowNs - measuredFromNs) / 1e9;
         double iops = completions / seconds;
-        return new Prediction(iops, iops * transferBytes, latencySumNs / completions, percentile(latenciesNs, 50),
-                percentile(latenciesNs, 99));
-    }
-
-    /** Nearest-rank percentile of sorted values. */
-    private static double percentile(long[] sorted, double percent) {
-        int rank = (int) Math.ceil(percent / 100 * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+        return new Prediction(iops, iops * transferBytes, latencySumNs / completions, Percentiles.nearestRank(latenciesNs, 50),
+                Percentiles.nearestRank(latenciesNs, 99));
     }
 }

@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.cuda.CudaApi;
 import tierlab.engine.cuda.CudaException;
+import tierlab.metrics.Percentiles;
 
 /**
  * The PCIe sweep: host→device and device→host copies through the CUDA binding, for each copy size
@@ -183,7 +184,7 @@ public final class PcieSweep {
             Point point = shape.get(i);
             double[] s = seconds.get(i).clone();
             Arrays.sort(s);
-            double median = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+            double median = Percentiles.medianMidpoint(s);
             double bytes = point.copies() * (double) point.copyBytes();
             points.add(new Point(point.direction(), point.copyBytes(), point.streams(), point.pinned(), point.copies(), median,
                     bytes / median, median * 1e9 / point.copies(), bytes / s[s.length - 1], bytes / s[0]));

@@ -17,6 +17,7 @@ import tierlab.engine.live.L2Activity;
 import tierlab.engine.live.LiveRuntime;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.IoProblems;
+import tierlab.metrics.Percentiles;
 import tierlab.model.io.StoragePort;
 
 /**
@@ -182,12 +183,7 @@ public final class LiveBench {
         double[] engine = pairs.stream().mapToDouble(p -> p.engineBytesPerSecond() / MIB).sorted().toArray();
         return String.format(Locale.ROOT,
                 "%-6s: live/engine median %.2f (range %.2f-%.2f over %d rounds); live median %.1f MiB/s (%.1f-%.1f), engine median %.1f MiB/s (%.1f-%.1f)",
-                direction, median(ratios), ratios[0], ratios[ratios.length - 1], ratios.length, median(live), live[0],
-                live[live.length - 1], median(engine), engine[0], engine[engine.length - 1]);
-    }
-
-    private static double median(double[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+                direction, Percentiles.medianMidpoint(ratios), ratios[0], ratios[ratios.length - 1], ratios.length,
+                Percentiles.medianMidpoint(live), live[0], live[live.length - 1], Percentiles.medianMidpoint(engine), engine[0], engine[engine.length - 1]);
     }
 }

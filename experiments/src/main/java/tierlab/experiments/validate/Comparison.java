@@ -7,6 +7,7 @@ import java.util.Map;
 import tierlab.model.store.LookupResult.HitClass;
 import tierlab.metrics.PassMetric;
 import tierlab.metrics.PassMetrics;
+import tierlab.metrics.Percentiles;
 
 /**
  * One workload's live runs against its simulation: every metric beside the live run-to-run spread,
@@ -63,7 +64,7 @@ final class Comparison {
     }
 
     static Row row(String workload, String pass, String metric, String unit, double[] liveValues, double sim) {
-        double median = median(liveValues);
+        double median = Percentiles.medianMidpoint(liveValues);
         double min = Arrays.stream(liveValues).min().orElse(Double.NaN);
         double max = Arrays.stream(liveValues).max().orElse(Double.NaN);
         return new Row(workload, pass, metric, unit, median, min, max, relative(max - min, median), sim,
@@ -84,7 +85,7 @@ final class Comparison {
             if (liveTtfts.length == 0) {
                 continue;
             }
-            double median = median(liveTtfts);
+            double median = Percentiles.medianMidpoint(liveTtfts);
             simErrors.add(Math.abs(relative(entry.getValue() - median, median)));
             for (double value : liveTtfts) {
                 liveErrors.add(Math.abs(relative(value - median, median)));
@@ -94,9 +95,11 @@ final class Comparison {
         double[] liveAbs = liveErrors.stream().mapToDouble(Double::doubleValue).filter(Double::isFinite).toArray();
         return List.of(
                 new Row(workload, "all", "ttftPerRequestAbsErrorP50", "ratio", Double.NaN, Double.NaN, Double.NaN,
-                        percentile(liveAbs, 50), Double.NaN, percentile(simAbs, 50)),
+                        Percentiles.nearestRankWithMidpointMedian(liveAbs, 50), Double.NaN,
+                        Percentiles.nearestRankWithMidpointMedian(simAbs, 50)),
                 new Row(workload, "all", "ttftPerRequestAbsErrorP90", "ratio", Double.NaN, Double.NaN, Double.NaN,
-                        percentile(liveAbs, 90), Double.NaN, percentile(simAbs, 90)));
+                        Percentiles.nearestRankWithMidpointMedian(liveAbs, 90), Double.NaN,
+                        Percentiles.nearestRankWithMidpointMedian(simAbs, 90)));
     }
 
     /** The sim's per-request decisions against the first live run's, and how many live runs agree with the sim. */
@@ -169,23 +172,5 @@ final class Comparison {
             return difference == 0 ? 0 : Double.NaN;
         }
         return difference / base;
-    }
-
-    static double median(double[] values) {
-        return percentile(values, 50);
-    }
-
-    /** The nearest-rank percentile (the median of an even count is the mean of the middle two). */
-    static double percentile(double[] values, double percentile) {
-        if (values.length == 0) {
-            return Double.NaN;
-        }
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        if (percentile == 50 && sorted.length % 2 == 0) {
-            return (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-        }
-        int rank = (int) Math.ceil(percentile / 100 * sorted.length);
-        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
     }
 }

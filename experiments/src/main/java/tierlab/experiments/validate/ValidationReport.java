@@ -18,6 +18,7 @@ import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 import tierlab.experiments.ChartFiles;
 import tierlab.experiments.run.ResultFiles;
+import tierlab.metrics.Percentiles;
 
 /**
  * The files of {@code out/NAME/}: {@code validation.csv} (one row per workload, pass and metric),
@@ -156,7 +157,7 @@ final class ValidationReport {
             double[] live = result.live().stream().map(o -> o.ttftNsByRequest().get(id)).filter(v -> v != null)
                     .mapToDouble(Long::doubleValue).toArray();
             if (live.length > 0) {
-                xs.add(Comparison.median(live) / 1e6);
+                xs.add(Percentiles.medianMidpoint(live) / 1e6);
                 ys.add(simNs / 1e6);
             }
         });

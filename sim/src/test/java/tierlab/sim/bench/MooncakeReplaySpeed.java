@@ -18,6 +18,7 @@ import tierlab.model.trace.DecisionTrace;
 import tierlab.sim.SimRuntime;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.model.util.SeedTree;
+import tierlab.metrics.Percentiles;
 import tierlab.workload.MooncakeWorkload;
 
 /**
@@ -104,8 +105,8 @@ public final class MooncakeReplaySpeed {
         return String.format(Locale.ROOT, "median of %d warm runs (%s%s): %.0fx wall (all: %s), %.0fx CPU (all: %s); "
                         + "load average %.2f at start, %.2f at end on %d cores", sorted.length,
                 engine, engine.equals(SchedulerSettings.DEFAULT_ENGINE) ? ", the default engine" : "",
-                sorted[sorted.length / 2], Arrays.toString(Arrays.stream(sorted).mapToLong(Math::round).toArray()),
-                cpuSorted[cpuSorted.length / 2], Arrays.toString(Arrays.stream(cpuSorted).mapToLong(Math::round).toArray()),
+                Percentiles.upperMedian(sorted), Arrays.toString(Arrays.stream(sorted).mapToLong(Math::round).toArray()),
+                Percentiles.upperMedian(cpuSorted), Arrays.toString(Arrays.stream(cpuSorted).mapToLong(Math::round).toArray()),
                 loadAtStart, loadAtEnd, Runtime.getRuntime().availableProcessors());
     }
 }
