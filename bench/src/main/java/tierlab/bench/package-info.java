@@ -5,8 +5,8 @@
  *
  * <ul>
  *   <li>{@link tierlab.bench.EngineVsFio}: interleaves engine and fio runs per case, prints and
- *       writes the table (medians and per-round ratios); {@link tierlab.bench.EngineVsFioOptions}
- *       parses its flags;</li>
+ *       writes the table (medians and per-round ratios); {@link tierlab.bench.EngineVsFioFlags}
+ *       declares its flags (picocli), {@link tierlab.bench.EngineVsFioOptions} is what they ask for;</li>
  *   <li>{@link tierlab.bench.ClosedLoopRunner}: keeps a queue depth in flight on any
  *       {@link tierlab.model.io.StoragePort} (io_uring or FileChannel) for a fixed time;</li>
  *   <li>{@link tierlab.bench.Fio} and {@link tierlab.bench.FioResult}: the matching

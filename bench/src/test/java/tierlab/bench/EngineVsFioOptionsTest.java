@@ -90,4 +90,27 @@ class EngineVsFioOptionsTest {
             assertTrue(usage.contains(flag), flag);
         }
     }
+
+    @Test
+    void theHelpComesFromTheFlagsWithTheirRangesAndDefaults() {
+        String usage = EngineVsFioOptions.usage();
+        assertTrue(usage.startsWith("Usage: tierlab bench engine "), usage);
+        assertTrue(usage.contains("engine/fio pairs per case (1..100; default 5)"), usage);
+        assertTrue(usage.contains("test file size in MiB (64..1048576; default 1024)"), usage);
+        assertTrue(usage.contains("smoke test: 1 round, 2 s runs, a 256 MiB file"), usage);
+        assertTrue(usage.contains("randread-128k-qd1"), usage);
+    }
+
+    @Test
+    void theMixinChecksValuesAfterPicocliReadTheFlags() {
+        EngineVsFioFlags flags = new EngineVsFioFlags();
+        new picocli.CommandLine(flags).parseArgs("--rings", "4", "--quick");
+        EngineVsFioOptions options = flags.options();
+        assertEquals(4, options.rings());
+        assertEquals(EngineVsFioOptions.QUICK_ROUNDS, options.rounds());
+        EngineVsFioFlags bad = new EngineVsFioFlags();
+        new picocli.CommandLine(bad).parseArgs("--rings", "65");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, bad::options);
+        assertEquals("--rings must be between 1 and 64, was 65", e.getMessage());
+    }
 }

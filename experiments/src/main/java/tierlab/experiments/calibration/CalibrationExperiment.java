@@ -6,6 +6,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.MissingParameterException;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 import tierlab.experiments.ChartFiles;
 import tierlab.sim.device.NvmeProfile;
 
@@ -91,20 +99,45 @@ public final class CalibrationExperiment {
 
     // ---- command line --------------------------------------------------------------------------
 
-    static final String USAGE = """
-            usage: CalibrationExperiment [--out DIR] [--file PATH] [--quick] [--seconds S] [--repeats N]
-                                         [--file-mib N] [--backend io_uring|filechannel|best] [--keep-file]
-                                         [--from-runs CSV]
-              --out DIR      output directory (default out/calibration)
-              --file PATH    O_DIRECT test file (default target/calibration/l2.bin; not on tmpfs)
-              --quick        a tiny grid (2 sizes x 2 depths, 50 ms per point): seconds, for tests
-              --seconds S    seconds per point and repeat (default 0.5)
-              --repeats N    interleaved passes over the grid (default 3)
-              --file-mib N   test file size (default 1024)
-              --backend B    storage port (default best: io_uring where allowed)
-              --keep-file    keep the test file (the next run skips filling it)
-              --from-runs F  measure nothing: refit the runs of an earlier calibration-runs.csv
-            """;
+    /** The flags of {@link #main}, read by picocli; {@link #parse} turns them into {@link Options}. */
+    @Command(name = "CalibrationExperiment", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "Measures the drive through the live engine, fits the simulator's NVMe model and writes the"
+                    + " profile, tables and charts (or refits the runs of an earlier calibration-runs.csv).")
+    static final class Flags {
+        @Option(names = "--out", paramLabel = "DIR", description = "output directory (default out/calibration)")
+        Path outputDirectory = Path.of("out", "calibration");
+
+        @Option(names = "--file", paramLabel = "PATH",
+                description = "O_DIRECT test file (default target/calibration/l2.bin; not on tmpfs)")
+        Path file = Path.of("target", "calibration", "l2.bin");
+
+        @Option(names = "--quick", description = "a tiny grid (2 sizes x 2 depths, 50 ms per point): seconds, for tests")
+        boolean quick;
+
+        @Option(names = "--seconds", paramLabel = "S", description = "seconds per point and repeat (default 0.5)")
+        Double seconds;
+
+        @Option(names = "--repeats", paramLabel = "N", description = "interleaved passes over the grid (default 3)")
+        Integer repeats;
+
+        @Option(names = "--file-mib", paramLabel = "N", description = "test file size (default 1024)")
+        Long fileMib;
+
+        @Option(names = "--backend", paramLabel = "B",
+                description = "storage port: io_uring, filechannel or best (default best: io_uring where allowed)")
+        String backend;
+
+        @Option(names = "--keep-file", description = "keep the test file (the next run skips filling it)")
+        boolean keep;
+
+        @Option(names = "--from-runs", paramLabel = "F",
+                description = "measure nothing: refit the runs of an earlier calibration-runs.csv")
+        Path fromRuns;
+    }
+
+    static String usage() {
+        return new CommandLine(new Flags()).getUsageMessage();
+    }
 
     /** The command line's flags: the settings, the output folder, and the runs to refit (null: measure). */
     record Options(CalibrationSettings settings, Path outputDirectory, Path fromRuns) {}
@@ -116,12 +149,12 @@ public final class CalibrationExperiment {
         try {
             options = parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println("calibration: " + e.getMessage() + "\n" + USAGE);
+            System.err.println("calibration: " + e.getMessage() + "\n" + usage());
             System.exit(2);
             return;
         }
         if (options == null) {
-            out.print(USAGE);
+            out.print(usage());
             return;
         }
         try {
@@ -155,57 +188,41 @@ public final class CalibrationExperiment {
 
     /** The flags as options, or null for {@code --help}; a bad flag is an IllegalArgumentException naming it. */
     static Options parse(String[] args) {
-        Path outputDirectory = Path.of("out", "calibration");
-        Path file = Path.of("target", "calibration", "l2.bin");
-        boolean quick = false;
-        boolean keep = false;
-        Double seconds = null;
-        Integer repeats = null;
-        Long fileMib = null;
-        String backend = null;
-        Path fromRuns = null;
-        for (int i = 0; i < args.length; i++) {
-            String flag = args[i];
-            switch (flag) {
-                case "--quick" -> quick = true;
-                case "--keep-file" -> keep = true;
-                case "--help", "-h" -> {
-                    return null;
-                }
-                case "--out", "--file", "--seconds", "--repeats", "--file-mib", "--backend", "--from-runs" -> {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException(flag + " needs a value");
-                    }
-                    String value = args[++i];
-                    try {
-                        switch (flag) {
-                            case "--out" -> outputDirectory = Path.of(value);
-                            case "--file" -> file = Path.of(value);
-                            case "--seconds" -> seconds = Double.parseDouble(value);
-                            case "--repeats" -> repeats = Integer.parseInt(value);
-                            case "--file-mib" -> fileMib = Long.parseLong(value);
-                            case "--from-runs" -> fromRuns = Path.of(value);
-                            default -> backend = value;
-                        }
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException(flag + " needs a number, was '" + value + "'");
-                    }
-                }
-                default -> throw new IllegalArgumentException("unknown flag '" + flag + "'");
+        Flags flags = new Flags();
+        // A flag given twice takes its last value, as it always has.
+        CommandLine line = new CommandLine(flags).setOverwrittenOptionsAllowed(true);
+        try {
+            line.parseArgs(args);
+        } catch (UnmatchedArgumentException e) {
+            throw new IllegalArgumentException("unknown flag '" + e.getUnmatched().getFirst() + "'");
+        } catch (MissingParameterException e) {
+            throw new IllegalArgumentException(flagName(e.getMissing().getFirst()) + " needs a value");
+        } catch (ParameterException e) {
+            // What is left is a value picocli could not convert: only the number flags have a type to fail.
+            if (e.getArgSpec() instanceof OptionSpec option) {
+                throw new IllegalArgumentException(option.longestName() + " needs a number, was '" + e.getValue() + "'");
             }
+            throw new IllegalArgumentException(e.getMessage());
         }
-        CalibrationSettings settings = quick ? CalibrationSettings.quick(file) : CalibrationSettings.defaults(file);
-        if (seconds != null || repeats != null) {
-            settings = settings.withTiming(seconds == null ? settings.secondsPerPoint() : seconds,
-                    repeats == null ? settings.repeats() : repeats);
+        if (line.isUsageHelpRequested() || line.isVersionHelpRequested()) {
+            return null;
         }
-        if (fileMib != null) {
-            settings = settings.withFile(file, fileMib << 20);
+        CalibrationSettings settings = flags.quick ? CalibrationSettings.quick(flags.file) : CalibrationSettings.defaults(flags.file);
+        if (flags.seconds != null || flags.repeats != null) {
+            settings = settings.withTiming(flags.seconds == null ? settings.secondsPerPoint() : flags.seconds,
+                    flags.repeats == null ? settings.repeats() : flags.repeats);
         }
-        if (backend != null) {
-            settings = settings.withBackend(backend);
+        if (flags.fileMib != null) {
+            settings = settings.withFile(flags.file, flags.fileMib << 20);
         }
-        return new Options(settings.withDeleteFileAfter(!keep), outputDirectory, fromRuns);
+        if (flags.backend != null) {
+            settings = settings.withBackend(flags.backend);
+        }
+        return new Options(settings.withDeleteFileAfter(!flags.keep), flags.outputDirectory, flags.fromRuns);
+    }
+
+    private static String flagName(ArgSpec spec) {
+        return spec instanceof OptionSpec option ? option.longestName() : spec.paramLabel();
     }
 
     /** A few lines for a console: the fit and the error. */

@@ -18,6 +18,7 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -28,6 +29,8 @@ import tierlab.experiments.ChartFiles;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.ExitCleanup;
 import tierlab.experiments.OutputFolderCheck;
+import tierlab.experiments.OutputFolderOption;
+import tierlab.experiments.QuietOption;
 import tierlab.experiments.StaleOutputs;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.calibration.CalibrationRun;
@@ -67,16 +70,15 @@ public final class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "The experiment file (.yaml, .yml or .json).")
     private Path file;
 
-    @Option(names = "--out", paramLabel = "DIR",
-            description = "Output folder, replaced whole [default: out/NAME, NAME from the file].")
-    private Path out;
+    @Mixin
+    private OutputFolderOption output = new OutputFolderOption();
 
     @Option(names = {"-j", "--jobs"}, paramLabel = "N",
             description = "Runs at a time [default: the number of cores; 1 for live runs, which measure this host].")
     private Integer jobs;
 
-    @Option(names = {"-q", "--quiet"}, description = "No progress output; only the summary at the end.")
-    private boolean quiet;
+    @Mixin
+    private QuietOption quiet = new QuietOption();
 
     @Option(names = "--executor", paramLabel = "NAME",
             description = "Where the runs go: local (threads of this JVM) or spark (Apache Spark, one task per run;"
@@ -105,7 +107,7 @@ public final class RunCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--jobs: must be >= 1, was " + jobs);
         }
         file = CallerPaths.resolve(file);
-        out = CallerPaths.resolve(out);
+        output.resolveAgainstCaller();
         ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
         int threads = jobs != null ? jobs : defaultJobs(experiment);
         // Before any run: what killed runs left beside the output, then whether the output can be written at all.
@@ -122,7 +124,7 @@ public final class RunCommand implements Callable<Integer> {
             CalibrationRun.Experiment e5 = new CalibrationRun.Experiment(experiment.name(), experiment.file(), experiment.fileSha256(),
                     parsed.description(), parsed.reference() == null ? null : parsed.reference().discussion(), parsed.calibration(),
                     parsed.seeds(), RunInfo.currentGitCommit());
-            return CalibrationRun.run(e5, outFolder(experiment), command(experiment), quiet, spec.commandLine().getOut());
+            return CalibrationRun.run(e5, outFolder(experiment), command(experiment), quiet.quiet(), spec.commandLine().getOut());
         }
         Path target = outFolder(experiment);
         Set<String> owned = ownedFiles(experiment);
@@ -178,7 +180,7 @@ public final class RunCommand implements Callable<Integer> {
         String executorDescription = null;
         // Closed on every path that runs code: normally here, by the shutdown hook on SIGINT and SIGTERM.
         try (SweepExecutorProvider.Remote remote = provider == null ? null : provider.open(experiment, master);
-             Progress progress = new Progress(experiment, quiet, stdout);
+             Progress progress = new Progress(experiment, quiet.quiet(), stdout);
              ExitCleanup.Registration scratchFiles = ExitCleanup.register(() -> deleteOwnScratch(scratch))) {
             if (remote == null) {
                 results = new LocalSweepExecutor(threads).run(experiment.points(), executor::run, progress);
@@ -291,7 +293,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private Path outFolder(ExperimentLoader.Experiment experiment) {
-        return out != null ? out : Path.of("out", experiment.name());
+        return output.orDefault(experiment.name());
     }
 
     /**
@@ -331,9 +333,9 @@ public final class RunCommand implements Callable<Integer> {
     /** The command that reproduces this output, as typed from the repository root. */
     private String command(ExperimentLoader.Experiment experiment) {
         List<String> words = new ArrayList<>(List.of("./tierlab", "run", file.toString()));
-        if (out != null) {
+        if (output.given() != null) {
             words.add("--out");
-            words.add(out.toString());
+            words.add(output.given().toString());
         }
         return String.join(" ", words);
     }

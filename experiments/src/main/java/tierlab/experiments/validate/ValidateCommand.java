@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -21,6 +22,8 @@ import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.AtomicOutputDirectory;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.ExitCleanup;
+import tierlab.experiments.OutputFolderOption;
+import tierlab.experiments.QuietOption;
 import tierlab.engine.cuda.CudaDevice;
 import tierlab.experiments.ChartFiles;
 import tierlab.experiments.calibration.Calibration;
@@ -54,8 +57,8 @@ public final class ValidateCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "The validation file (.yaml, .yml or .json).")
     private Path file;
 
-    @Option(names = "--out", paramLabel = "DIR", description = "Output folder, replaced whole [default: out/NAME].")
-    private Path out;
+    @Mixin
+    private OutputFolderOption output = new OutputFolderOption();
 
     @Option(names = "--profile", paramLabel = "FILE",
             description = "A fitted device profile to simulate on instead of calibrating now (overrides the file's 'profile').")
@@ -69,8 +72,8 @@ public final class ValidateCommand implements Callable<Integer> {
                     + " else host buffers; cuda = refuse to run without one; host = host buffers.")
     private String gpu;
 
-    @Option(names = {"-q", "--quiet"}, description = "No progress output; only the summary at the end.")
-    private boolean quiet;
+    @Mixin
+    private QuietOption quiet = new QuietOption();
 
     @Override
     public Integer call() throws IOException {
@@ -78,7 +81,7 @@ public final class ValidateCommand implements Callable<Integer> {
         // The whole file is checked first, on the preset, so a bad field costs no calibration.
         ValidationFile checked = ValidationFile.load(file, "qwen3-8b-h100");
         Path given = profile != null ? profile : ValidationFile.profileOf(file);
-        Path target = out != null ? out : Path.of("out", checked.name());
+        Path target = output.orDefault(checked.name());
         Set<String> owned = new LinkedHashSet<>(List.of(ValidationReport.CSV, ValidationReport.DECISIONS_CSV,
                 ValidationReport.REPORT, ValidationReport.PROFILE));
         checked.workloads().keySet().forEach(name -> owned.addAll(ValidationReport.chartNames(name)));
@@ -118,7 +121,7 @@ public final class ValidateCommand implements Callable<Integer> {
                     + String.join(", ", ValidationFile.Live.GPUS) + ")");
         }
         file = CallerPaths.resolve(file);
-        out = CallerPaths.resolve(out);
+        output.resolveAgainstCaller();
         profile = CallerPaths.resolve(profile);
         if (profile != null && !Files.isRegularFile(profile)) {
             throw new CommandException("--profile: no such profile file: " + profile);
@@ -220,7 +223,7 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     private void progress(PrintWriter stdout, String line) {
-        if (!quiet) {
+        if (!quiet.quiet()) {
             stdout.println("tierlab validate: " + line);
             stdout.flush();
         }

@@ -144,4 +144,21 @@ class CalibrationEntryPointTest {
                 () -> CalibrationExperiment.parse(new String[] {"--repeats", "two"}));
         assertEquals("--repeats needs a number, was 'two'", bad.getMessage());
     }
+
+    @Test
+    void theCommandLinesFlagsAreReadByPicocli() {
+        CalibrationExperiment.Options options = CalibrationExperiment.parse(new String[] {"--quick", "--seconds", "0.25",
+            "--repeats=2", "--out", "elsewhere", "--keep-file"});
+        assertEquals(0.25, options.settings().secondsPerPoint());
+        assertEquals(2, options.settings().repeats());
+        assertEquals(Path.of("elsewhere"), options.outputDirectory());
+        assertNull(options.fromRuns());
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> CalibrationExperiment.parse(new String[] {"--quik"}));
+        assertEquals("unknown flag '--quik'", unknown.getMessage());
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                () -> CalibrationExperiment.parse(new String[] {"--out"}));
+        assertEquals("--out needs a value", missing.getMessage());
+        assertTrue(CalibrationExperiment.usage().contains("--from-runs=F"), CalibrationExperiment.usage());
+    }
 }
