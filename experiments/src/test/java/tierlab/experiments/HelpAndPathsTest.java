@@ -80,16 +80,7 @@ class HelpAndPathsTest {
         Path caller = Files.createDirectories(folder.resolve("elsewhere"));
         Files.writeString(caller.resolve("mine.yaml"), """
                 name: mine
-                workload:
-                  type: synthetic
-                  model: tiny
-                  blockTokens: 16
-                  tp: 2
-                  synthetic:
-                    requestCount: 10
-                    arrivals: {kind: poisson, ratePerSecond: 400}
-                    promptTokens: {kind: uniform, minTokens: 80, maxTokens: 200}
-                    outputTokens: {kind: uniform, minTokens: 1, maxTokens: 4}
+                """ + TinyExperiments.syntheticWorkload(10) + """
                 store:
                   l1CapacityGiB: 0.0001
                   l2CapacityGiB: 0.01

@@ -140,7 +140,7 @@ public final class RunCommand implements Callable<Integer> {
             stderr.flush();
         }
         List<String> chartFailures = new ArrayList<>();
-        List<ReportWriter.ReferenceValue> reference = writeOutput(experiment, ran, target, owned, chartFailures);
+        List<ReportWriter.ReferenceValue> reference = writeOutput(experiment, ran, errorsLog, target, owned, chartFailures);
         PrintWriter stderr = spec.commandLine().getErr();
         chartFailures.forEach(line -> stderr.println("tierlab: " + line));
         stderr.flush();
@@ -203,11 +203,12 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Writes the output folder whole: the tables first, then the charts and report drawn from them;
-     * adds a line for each chart that failed, and returns the reference rows as the report computed them.
+     * Writes the output folder whole: the tables first (and errors.log, the bugs' stack traces, when
+     * there were any), then the charts and report drawn from them; adds a line for each chart that
+     * failed, and returns the reference rows as the report computed them.
      */
-    private static List<ReportWriter.ReferenceValue> writeOutput(ExperimentLoader.Experiment experiment, Ran ran, Path target,
-                                                                 Set<String> owned, List<String> chartFailures) {
+    private static List<ReportWriter.ReferenceValue> writeOutput(ExperimentLoader.Experiment experiment, Ran ran, String errorsLog,
+                                                                 Path target, Set<String> owned, List<String> chartFailures) {
         List<RunResult> results = ran.results();
         ChartSpecs specs = ChartSpecs.of(experiment.file(), ChartSpecs.textOf(experiment.file()), experiment.spec());
         Plotter.Plotted[] plotted = new Plotter.Plotted[1];
@@ -220,7 +221,6 @@ public final class RunCommand implements Callable<Integer> {
             Files.writeString(folder.resolve(RUN_INFO), ran.runJson(), StandardCharsets.UTF_8);
             Files.writeString(folder.resolve(ResultFiles.SUMMARY),
                     ResultFiles.json(ResultFiles.summary(experiment, results, List.of())), StandardCharsets.UTF_8);
-            String errorsLog = ResultFiles.errorsLog(results);
             if (errorsLog != null) {
                 Files.writeString(folder.resolve(ResultFiles.ERRORS_LOG), errorsLog, StandardCharsets.UTF_8);
             }

@@ -1,5 +1,6 @@
 package tierlab.experiments.run;
 
+import tierlab.experiments.TinyExperiments;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,16 +28,7 @@ class ExitPathsTest {
     private static final String LONG_HYBRID = """
             name: exits
             mode: hybrid
-            workload:
-              type: synthetic
-              model: tiny
-              blockTokens: 16
-              tp: 2
-              synthetic:
-                requestCount: 3000
-                arrivals: {kind: poisson, ratePerSecond: 400}
-                promptTokens: {kind: uniform, minTokens: 80, maxTokens: 200}
-                outputTokens: {kind: uniform, minTokens: 1, maxTokens: 4}
+            """ + TinyExperiments.syntheticWorkload(3000) + """
             store:
               l1CapacityGiB: 0.0001
               l2CapacityGiB: 0.01

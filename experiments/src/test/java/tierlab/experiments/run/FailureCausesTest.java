@@ -1,5 +1,6 @@
 package tierlab.experiments.run;
 
+import tierlab.experiments.TinyExperiments;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -30,16 +31,7 @@ class FailureCausesTest {
 
     private static final String SIM = """
             name: causes
-            workload:
-              type: synthetic
-              model: tiny
-              blockTokens: 16
-              tp: 2
-              synthetic:
-                requestCount: 20
-                arrivals: {kind: poisson, ratePerSecond: 400}
-                promptTokens: {kind: uniform, minTokens: 80, maxTokens: 200}
-                outputTokens: {kind: uniform, minTokens: 1, maxTokens: 4}
+            """ + TinyExperiments.syntheticWorkload(20) + """
             store:
               l1CapacityGiB: 0.0001
               l2CapacityGiB: 0.01

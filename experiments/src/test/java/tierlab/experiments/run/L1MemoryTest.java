@@ -1,5 +1,6 @@
 package tierlab.experiments.run;
 
+import tierlab.experiments.TinyExperiments;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -33,16 +34,7 @@ class L1MemoryTest {
     private static final String HYBRID = """
             name: memory
             mode: hybrid
-            workload:
-              type: synthetic
-              model: tiny
-              blockTokens: 16
-              tp: 2
-              synthetic:
-                requestCount: 40
-                arrivals: {kind: poisson, ratePerSecond: 400}
-                promptTokens: {kind: uniform, minTokens: 80, maxTokens: 200}
-                outputTokens: {kind: uniform, minTokens: 1, maxTokens: 4}
+            """ + TinyExperiments.syntheticWorkload(40) + """
             store:
               l1CapacityGiB: 0.0001
               l2CapacityGiB: 0.01

@@ -1,5 +1,6 @@
 package tierlab.experiments.run;
 
+import tierlab.experiments.TinyExperiments;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -29,16 +30,7 @@ class RunFailureTest {
     /** The race-ablation workload of E6, in sim mode, small: R5 (leases outgrow L1) breaks I4 within it. */
     private static final String ABLATION = """
             name: failure-kinds
-            workload:
-              type: synthetic
-              model: tiny
-              blockTokens: 16
-              tp: 2
-              synthetic:
-                requestCount: 160
-                arrivals: {kind: poisson, ratePerSecond: 400}
-                promptTokens: {kind: uniform, minTokens: 80, maxTokens: 200}
-                outputTokens: {kind: uniform, minTokens: 1, maxTokens: 4}
+            """ + TinyExperiments.syntheticWorkload(160) + """
                 sharedPrefixes: {poolSize: 6, zipfExponent: 1.1, prefixTokens: 64}
                 sessions: {turnsPerSession: 3, newUserTokens: {kind: uniform, minTokens: 16, maxTokens: 48}, thinkTimeMeanSeconds: 0.01}
             store:
