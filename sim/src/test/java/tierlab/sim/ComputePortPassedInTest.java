@@ -1,6 +1,7 @@
 package tierlab.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -27,6 +28,7 @@ import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
+import tierlab.model.store.L2Pool;
 import tierlab.model.store.TieredStore;
 import tierlab.model.testkit.BlockChains;
 import tierlab.model.testkit.TestDirectories;
@@ -89,10 +91,15 @@ class ComputePortPassedInTest {
         RecordingPort[] recording = new RecordingPort[1];
         ComputePort.Opener<SimComputeContext> opener = context -> recording[0] =
                 new RecordingPort(GpuModel.opener(profile.gpu().computeModel()).open(context));
-        SimRuntime runtime = new SimRuntime(engine(trace), profile, new SeedTree(4), opener);
+        // The store's L2 state is a pool made here and handed in, as a shared pool would be.
+        L2Pool pool = L2Pool.empty(settings());
+        SimRuntime runtime = new SimRuntime(engine(trace, pool), profile, new SeedTree(4), opener);
         runtime.setCheckInvariants(true);
         requests().forEach(runtime::submit);
         runtime.run();
+        assertSame(pool, runtime.scheduler().store().l2Pool());
+        assertTrue(pool.storeEpoch() > 0, "the run's saves committed into the pool it was given");
+        pool.checkInvariants();
 
         assertEquals(60, runtime.scheduler().finished().size());
         assertEquals(60, recording[0].requestIds.size(), "every request is computed through the port");
@@ -139,11 +146,19 @@ class ComputePortPassedInTest {
         }
     }
 
-    private static ServingEngine engine(DecisionTrace trace) {
+    private static StoreSettings settings() {
         Geometry geometry = TinyModel.smallGeometry();
         long block = geometry.blockBytes();
-        StoreSettings settings = StoreSettings.defaults(geometry, 48 * block, 512 * block);
-        return ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(4), new TieredStore(settings, trace), trace);
+        return StoreSettings.defaults(geometry, 48 * block, 512 * block);
+    }
+
+    private static ServingEngine engine(DecisionTrace trace) {
+        return engine(trace, L2Pool.empty(settings()));
+    }
+
+    private static ServingEngine engine(DecisionTrace trace, L2Pool pool) {
+        return ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(4),
+                new TieredStore(settings(), trace, pool), trace);
     }
 
     /** 60 requests over 12 prompts of 3 to 7 blocks, so later ones hit what earlier ones saved. */
