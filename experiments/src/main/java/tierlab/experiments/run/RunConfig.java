@@ -34,6 +34,12 @@ public record RunConfig(String mode, long seed, WorkloadPlan workload, StoreSett
     /** live.gpu: host buffers (no GPU). */
     public static final String GPU_HOST = "host";
 
+    /** This run on another device profile, the rest of its settings kept (validate's drive-capped profiles). */
+    public RunConfig withDevice(DeviceProfile newDevice) {
+        return new RunConfig(mode, seed, workload, store, scheduler, newDevice, faults, baseline, sampleIntervalNs, checkInvariants,
+                parameters, l2File, gpu, verifyGpu, sameInstantArrivalsTogether);
+    }
+
     /**
      * This run in another mode, the rest of its settings kept ({@code tierlab validate} runs one
      * workload live and simulated); {@code gpu} and {@code verifyGpu} are the live GPU side.

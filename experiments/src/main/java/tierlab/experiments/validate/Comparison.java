@@ -26,9 +26,18 @@ final class Comparison {
      *
      * @param liveSpread     (max − min) / median of the live runs: how far live moves between repeats
      * @param relativeError  (sim − live median) / live median; for the paired rows, the error itself
+     * @param simDriveAfter  the simulation on the profile capped by the drive replay taken after the live runs
+     *                       (NaN without one); {@code sim} is the one capped by the replay taken before them
+     * @param relativeErrorDriveAfter (simDriveAfter − live median) / live median
      */
     record Row(String workload, String pass, String metric, String unit, double liveMedian, double liveMin, double liveMax,
-               double liveSpread, double sim, double relativeError) {
+               double liveSpread, double sim, double relativeError, double simDriveAfter, double relativeErrorDriveAfter) {
+
+        Row(String workload, String pass, String metric, String unit, double liveMedian, double liveMin, double liveMax,
+            double liveSpread, double sim, double relativeError) {
+            this(workload, pass, metric, unit, liveMedian, liveMin, liveMax, liveSpread, sim, relativeError, Double.NaN, Double.NaN);
+        }
+
         boolean withinLiveRange() {
             return sim >= liveMin && sim <= liveMax;
         }
@@ -41,9 +50,11 @@ final class Comparison {
     private Comparison() {
     }
 
-    static List<Row> rows(String workload, List<Observation> live, Observation sim) {
+    /** Every metric of every pass; {@code simDriveAfter} (null for none) is the simulation on the after-replay profile. */
+    static List<Row> rows(String workload, List<Observation> live, Observation sim, Observation simDriveAfter) {
         List<Row> rows = new ArrayList<>();
         for (PassMetrics simPass : sim.passes()) {
+            PassMetrics afterPass = simDriveAfter == null ? null : passOf(simDriveAfter, simPass.pass());
             for (PassMetric metric : METRICS) {
                 // The GiB metrics are bytes / 2^30: shown as bytes, so small runs keep every digit.
                 boolean gib = metric.unit().equals("GiB");
@@ -51,8 +62,14 @@ final class Comparison {
                 String name = gib ? metric.metricName().replace("GiB", "Bytes") : metric.metricName();
                 double[] values = live.stream().map(o -> passOf(o, simPass.pass()))
                         .filter(p -> p != null).mapToDouble(p -> Math.round(p.value(metric) * scale * 1e3) / 1e3).toArray();
-                rows.add(row(workload, simPass.pass(), name, gib ? "bytes" : metric.unit(), values,
-                        Math.round(simPass.value(metric) * scale * 1e3) / 1e3));
+                Row row = row(workload, simPass.pass(), name, gib ? "bytes" : metric.unit(), values,
+                        Math.round(simPass.value(metric) * scale * 1e3) / 1e3);
+                if (afterPass != null) {
+                    double after = Math.round(afterPass.value(metric) * scale * 1e3) / 1e3;
+                    row = new Row(row.workload(), row.pass(), row.metric(), row.unit(), row.liveMedian(), row.liveMin(), row.liveMax(),
+                            row.liveSpread(), row.sim(), row.relativeError(), after, relative(after - row.liveMedian(), row.liveMedian()));
+                }
+                rows.add(row);
             }
         }
         rows.addAll(pairedTtft(workload, live, sim));
@@ -144,6 +161,24 @@ final class Comparison {
             }
         }
         return text.toString();
+    }
+
+    /** One decision kind's count in the simulation beside the live runs'. */
+    record KindCount(String kind, long sim, double liveMedian, double liveMin, double liveMax, double relativeError) {}
+
+    /** Every decision kind any run made, in name order, with its counts. */
+    static List<KindCount> kindCounts(List<Observation> live, Observation sim) {
+        java.util.TreeSet<String> kinds = new java.util.TreeSet<>(sim.decisionKinds().keySet());
+        live.forEach(o -> kinds.addAll(o.decisionKinds().keySet()));
+        List<KindCount> counts = new ArrayList<>();
+        for (String kind : kinds) {
+            double[] values = live.stream().mapToDouble(o -> o.decisionKinds().getOrDefault(kind, 0L)).toArray();
+            double median = Percentiles.medianMidpoint(values);
+            long simCount = sim.decisionKinds().getOrDefault(kind, 0L);
+            counts.add(new KindCount(kind, simCount, median, Arrays.stream(values).min().orElse(Double.NaN),
+                    Arrays.stream(values).max().orElse(Double.NaN), relative(simCount - median, median)));
+        }
+        return counts;
     }
 
     /** What a differing decision says about its cause. */

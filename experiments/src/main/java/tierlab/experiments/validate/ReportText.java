@@ -28,19 +28,25 @@ final class ReportText {
         // The runs made, which --repeats may have set instead of the file's repeats.
         int runs = results.isEmpty() ? file.repeats() : results.getFirst().live().size();
         md.append("Each workload ran live ").append(runs).append(" time(s) (wall clock, io_uring on a real L2 file,")
-                .append(" a real pinned L1, every load and staging copy checked against its payload) and once in the simulator")
-                .append(" on the fitted profile with the same seed (").append(file.seed()).append("). Relative error = (sim − live")
+                .append(" a real pinned L1, ").append(file.live().verify() ? "every load and staging copy checked against its payload"
+                        : "loads not verified (live.verify is false)")
+                .append("; the GPU's compute is a timed delay of the profile's step-time formula, not a model run on the GPU)")
+                .append(" and in the simulator with the same seed (").append(file.seed()).append(")")
+                .append(file.driveReplay() ? ", on the fitted profile with its NVMe ceilings set by a replay of the workload's own L2"
+                        + " operations on the drive right before the live runs, and again on one set by the same replay right after them"
+                        : ", on the fitted profile").append(". Relative error = (sim − live")
                 .append(" median) / live median; spread = (max − min) / median of the live runs. **Bold**: more than 10% off.\n\n");
+        headline(md, results);
         md.append("## Calibration\n\n```\n").append(calibration.strip()).append("\n```\n\n");
         results.forEach(result -> workloadSection(md, result));
-        md.append("## Discussion of every metric more than 10% off\n\n");
+        md.append("## Every metric more than 10% off, and what the runs show about it\n\n");
         boolean any = false;
         for (ValidationReport.WorkloadResult result : results) {
             for (Comparison.Row row : result.rows()) {
                 if (Math.abs(row.relativeError()) > ValidationReport.DISCUSS_ABOVE) {
                     any = true;
                     md.append("- **").append(result.name()).append(' ').append(row.pass()).append('.').append(row.metric())
-                            .append("** ").append(pct(row.relativeError())).append(": ").append(explain(row, result.decisions()))
+                            .append("** ").append(pct(row.relativeError())).append(": ").append(explain(row, result))
                             .append(fillNote(row, result))
                             .append(driveNote(row, result.rows(), nvme))
                             .append('\n');
@@ -59,9 +65,57 @@ final class ReportText {
         return md.toString();
     }
 
+    /**
+     * The accuracy the run shows: elapsed time and TTFT p50 and p90 of every pass, first over the
+     * held-out workloads (the headline: no term was fitted or tuned on them), then over the tuned ones.
+     */
+    static void headline(StringBuilder md, List<ValidationReport.WorkloadResult> results) {
+        md.append("## Headline: held-out workloads\n\n");
+        headlineTable(md, results.stream().filter(ValidationReport.WorkloadResult::heldOut).toList(),
+                "No workload of this file is held out: no accuracy is claimed from it.");
+        md.append("## Tuned workloads (terms were fitted or tuned on them: reported, not in the headline)\n\n");
+        headlineTable(md, results.stream().filter(r -> !r.heldOut()).toList(), "None.");
+    }
+
+    private static void headlineTable(StringBuilder md, List<ValidationReport.WorkloadResult> results, String none) {
+        if (results.isEmpty()) {
+            md.append(none).append("\n\n");
+            return;
+        }
+        java.util.Map<Verdict, Integer> counts = new java.util.EnumMap<>(Verdict.class);
+        md.append("| workload | pass | metric | live median | sim (drive before) | error | sim (drive after) | error | verdict |\n");
+        md.append("|---|---|---|---:|---:|---:|---:|---:|---|\n");
+        for (ValidationReport.WorkloadResult result : results) {
+            for (Comparison.Row row : result.rows()) {
+                if (!Verdict.headline(row)) {
+                    continue;
+                }
+                Verdict verdict = Verdict.of(row);
+                counts.merge(verdict, 1, Integer::sum);
+                md.append("| ").append(result.name()).append(" | ").append(row.pass()).append(" | ").append(row.metric()).append(" | ")
+                        .append(fmt(row.liveMedian())).append(" | ").append(fmt(row.sim())).append(" | ").append(pct(row.relativeError()))
+                        .append(" | ").append(fmt(row.simDriveAfter())).append(" | ").append(pct(row.relativeErrorDriveAfter()))
+                        .append(" | ").append(verdict.label()).append(" |\n");
+            }
+        }
+        md.append("\n");
+        StringBuilder tally = new StringBuilder();
+        for (Verdict verdict : Verdict.values()) {
+            tally.append(tally.isEmpty() ? "" : ", ").append(counts.getOrDefault(verdict, 0)).append(' ').append(verdict.label());
+        }
+        md.append("Verdicts: ").append(tally).append(" (within: |error| ≤ 10% on the profile the drive replay measured before")
+                .append(" the live runs; drive-moved: outside that, but within 10% on the profile measured after them, or the two")
+                .append(" simulations on either side of the live median).\n\n");
+    }
+
     /** One workload: its runs, the comparison table, the decisions and its charts. */
     private static void workloadSection(StringBuilder md, ValidationReport.WorkloadResult result) {
-        md.append("## ").append(result.name()).append("\n\n");
+        md.append("## ").append(result.name()).append(" (").append(result.role()).append(")\n\n");
+        if (result.drive() != null) {
+            md.append("- drive replay of the simulated run's L2 operations: ").append(result.drive().describe()).append('\n');
+        } else if (result.driveFailure() != null) {
+            md.append("- **").append(result.driveFailure()).append("**: simulated on the host calibration's profile\n");
+        }
         for (Observation live : result.live()) {
             md.append("- live run ").append(live.repeat() + 1).append(": ").append(fmt(live.wallNs() / 1e9)).append(" s, ")
                     .append(live.backend()).append("; GPU copies ").append(live.gpuCopies()).append("; payload checks ")
@@ -84,8 +138,8 @@ final class ReportText {
             }
             md.append("\n\n");
         }
-        md.append("| pass | metric | live median | live min – max | spread | sim | error |\n");
-        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        md.append("| pass | metric | live median | live min – max | spread | sim | error | sim, drive after | error | verdict |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (Comparison.Row row : result.rows()) {
             boolean off = Math.abs(row.relativeError()) > ValidationReport.DISCUSS_ABOVE;
             String error = pct(row.relativeError());
@@ -93,7 +147,8 @@ final class ReportText {
                     .append(fmt(row.liveMedian())).append(" | ")
                     .append(Double.isNaN(row.liveMin()) ? "–" : fmt(row.liveMin()) + " – " + fmt(row.liveMax())).append(" | ")
                     .append(pct(row.liveSpread()).replace("+", "")).append(" | ").append(fmt(row.sim())).append(" | ")
-                    .append(off ? "**" + error + "**" : error).append(" |\n");
+                    .append(off ? "**" + error + "**" : error).append(" | ").append(fmt(row.simDriveAfter())).append(" | ")
+                    .append(pct(row.relativeErrorDriveAfter())).append(" | ").append(Verdict.of(row).label()).append(" |\n");
         }
         Comparison.Decisions d = result.decisions();
         md.append("\nDecisions (each request's lookup: hit class, first block, blocks hit): ").append(d.identical()).append(" of ")
@@ -102,55 +157,63 @@ final class ReportText {
                 .append(" of ").append(result.live().size()).append(" live runs identical to the simulation; lookups made: sim ")
                 .append(d.simLookupCalls()).append(", live ").append(d.liveLookupCalls()).append(".");
         md.append(d.firstDivergence() == null ? " No divergence in the lookups." : " First divergence: " + d.firstDivergence() + ".");
-        md.append(d.kindsThatDiffer().isEmpty() ? " Every other decision kind was made as often in both runs.\n\n"
-                : " Decision kinds made a different number of times (sim/live): " + d.kindsThatDiffer()
-                + ". These are decisions that timing decides: which read joins a promotion already in flight, which"
-                + " request waits for a lease or a staging slot, when a request is parked.\n\n");
+        md.append("\n\nEvery decision kind, counted (`decision-kinds.csv`):\n\n| kind | sim | live median | live min – max | error |\n")
+                .append("|---|---:|---:|---:|---:|\n");
+        for (Comparison.KindCount count : Comparison.kindCounts(result.live(), result.sim())) {
+            md.append("| ").append(count.kind()).append(" | ").append(count.sim()).append(" | ").append(fmt(count.liveMedian()))
+                    .append(" | ").append(fmt(count.liveMin())).append(" – ").append(fmt(count.liveMax())).append(" | ")
+                    .append(pct(count.relativeError())).append(" |\n");
+        }
+        md.append('\n');
         md.append("Charts: `ttft-scatter-").append(result.name()).append(".png`, `ttft-cdf-").append(result.name())
                 .append(".png`, `l2-throughput-").append(result.name()).append(".png`.\n\n");
     }
 
-    /** Why a metric can be off, from what the model does and does not contain; the numbers say which case this is. */
-    static String explain(Comparison.Row row, Comparison.Decisions decisions) {
-        String within = row.withinLiveRange() ? " The simulated value lies within the live runs' own range (spread "
-                + pct(row.liveSpread()).replace("+", "") + "), so this error is not distinguishable from live noise."
-                : Double.isNaN(row.liveSpread()) ? "" : " Live runs spread " + pct(row.liveSpread()).replace("+", "") + " among themselves.";
-        String decisionNote = decisions.identical() == decisions.requests() ? ""
-                : " Decisions differ for " + (decisions.requests() - decisions.identical()) + " of " + decisions.requests()
-                        + " requests, so part of this is a different run, not a different clock.";
-        String metric = row.metric();
-        if (metric.startsWith("l2") || metric.equals("l1HitRatio")) {
-            return "bytes, operations and hit ratios follow from the decisions alone (no timing term enters them)."
-                    + (decisionNote.isEmpty() ? (decisions.kindsThatDiffer().isEmpty()
-                    ? " Every decision count agrees, so this is a counting difference to investigate."
-                    : " The lookups agree, but not every decision behind them: " + decisions.kindsThatDiffer()
-                    + " (sim/live).") : decisionNote) + within;
+    /**
+     * What the runs show about a metric that is off: the live runs' own spread, what the simulation
+     * on the after-replay profile gives, the lookups and decision kinds that differ, and the L2
+     * work of the same pass that differs. Every clause is a figure of this run, none is chosen by the
+     * error's sign.
+     */
+    static String explain(Comparison.Row row, ValidationReport.WorkloadResult result) {
+        StringBuilder text = new StringBuilder();
+        text.append(String.format(Locale.ROOT, "sim %s against a live median of %s", fmt(row.sim()), fmt(row.liveMedian())));
+        if (!Double.isNaN(row.liveMin())) {
+            text.append(String.format(Locale.ROOT, " (live %s – %s, spread %s; the simulation is %s that range)", fmt(row.liveMin()),
+                    fmt(row.liveMax()), pct(row.liveSpread()).replace("+", ""), row.withinLiveRange() ? "inside" : "outside"));
         }
-        if (metric.equals("ioUringEnters")) {
-            return "live hands the engine one submission per read batch and one per tick's writes, spread over its ring"
-                    + " threads in turn, and a ring folds whatever reached it before its next io_uring_enter into that call; the"
-                    + " simulator folds the same way over the profile's host.ioRings rings (one call per submission without"
-                    + " it) but has no wake-up latency: a live ring that wakes between two submissions of one tick folds less,"
-                    + " one that wakes late on a loaded host folds more." + within;
+        text.append('.');
+        if (Double.isFinite(row.relativeErrorDriveAfter())) {
+            text.append(String.format(Locale.ROOT, " On the profile the drive replay measured after the live runs: %s (%s).",
+                    fmt(row.simDriveAfter()), pct(row.relativeErrorDriveAfter())));
         }
-        if (metric.startsWith("ttftPerRequest")) {
-            return "the per-request error is the sum of every timing difference below, request by request; the live runs'"
-                    + " own per-request spread (" + pct(row.liveSpread()).replace("+", "") + ") is the floor it can reach.";
+        Comparison.Decisions d = result.decisions();
+        text.append(String.format(Locale.ROOT, " Lookups: %d of %d identical to the first live run's.", d.identical(), d.requests()));
+        if (!d.kindsThatDiffer().isEmpty()) {
+            text.append(" Decision kinds counted differently (sim/first live run): ").append(d.kindsThatDiffer()).append('.');
         }
-        boolean simFaster = (metric.equals("promptTokensPerS") ? -row.relativeError() : row.relativeError()) < 0;
-        return (simFaster
-                ? "the simulation is faster than live. Live pays costs the model does not contain: the hand-off of each"
-                + " completion from a ring thread to the model thread (a queue poll), the emulation's writing of each computed"
-                + " block's payload (with host buffers into L1 by the D2H stream at staging; with CUDA and verification into"
-                + " device memory by the compute stream; a live-mode check, not a model term), with CUDA and verification the"
-                + " copy of every load back from the GPU and its comparison (also a check), the per-copy costs of a load's"
-                + " segments on the CUDA path (one cudaMemcpyAsync per segment and layer group; the model charges one link"
-                + " latency per load or group), JVM pauses, and on a shared VM other processes' CPU."
-                : "the simulation is slower than live. The model charges more than live spends: the NVMe fit (a short grid"
-                + " of sizes and depths) over-predicts service time at this workload's transfer sizes and depths, the"
-                + " drive wrote the fresh L2 file faster during the live runs than in the calibration's one first-write"
-                + " measurement (a drive that drifts), or host costs measured one at a time overlap with device time in"
-                + " live.") + decisionNote + within;
+        String work = differingWork(row, result.rows());
+        if (!work.isEmpty()) {
+            text.append(" L2 work of this pass that differs: ").append(work).append('.');
+        }
+        return text.toString();
+    }
+
+    /** The pass's L2 and L1 counters whose simulation differs from the live median by more than 1%, with both figures. */
+    private static String differingWork(Comparison.Row row, List<Comparison.Row> rows) {
+        if (row.pass().equals("all")) {
+            return "";
+        }
+        StringBuilder text = new StringBuilder();
+        for (Comparison.Row other : rows) {
+            boolean work = other.metric().startsWith("l2") || other.metric().equals("l1HitRatio") || other.metric().equals("ioUringEnters");
+            if (work && other.pass().equals(row.pass()) && !other.metric().equals(row.metric())
+                    && Math.abs(other.relativeError()) > 0.01) {
+                text.append(text.isEmpty() ? "" : "; ").append(other.metric()).append(" sim ").append(fmt(other.sim())).append(" / live ")
+                        .append(fmt(other.liveMedian())).append(" (").append(pct(other.relativeError())).append(')');
+            }
+        }
+        return text.toString();
     }
 
     /**

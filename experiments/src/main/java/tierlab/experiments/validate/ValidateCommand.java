@@ -27,6 +27,7 @@ import tierlab.experiments.QuietOption;
 import tierlab.engine.cuda.CudaDevice;
 import tierlab.experiments.ChartFiles;
 import tierlab.experiments.calibration.Calibration;
+import tierlab.experiments.calibration.DriveReplay;
 import tierlab.experiments.calibration.HostCalibrationReport;
 import tierlab.experiments.run.GpuCopyPath;
 import tierlab.experiments.run.RunConfig;
@@ -83,7 +84,7 @@ public final class ValidateCommand implements Callable<Integer> {
         Path given = profile != null ? profile : ValidationFile.profileOf(file);
         Path target = output.orDefault(checked.name());
         Set<String> owned = new LinkedHashSet<>(List.of(ValidationReport.CSV, ValidationReport.DECISIONS_CSV,
-                ValidationReport.REPORT, ValidationReport.PROFILE));
+                ValidationReport.DECISION_KINDS_CSV, ValidationReport.DRIVE_CSV, ValidationReport.REPORT, ValidationReport.PROFILE));
         checked.workloads().keySet().forEach(name -> owned.addAll(ValidationReport.chartNames(name)));
         AtomicOutputDirectory.checkReplaceable(target, owned);
         PrintWriter stdout = spec.commandLine().getOut();
@@ -101,7 +102,7 @@ public final class ValidateCommand implements Callable<Integer> {
             Calibrated calibrated = calibrate(checked, given, command, scratch, cuda, liveSettings.verify(), stdout);
             ValidationFile validation = ValidationFile.load(file, calibrated.profileFile().toString());
             List<ValidationReport.WorkloadResult> results = runWorkloads(validation,
-                    new ValidationRuns(scratch, liveSettings, probe), stdout);
+                    new ValidationRuns(scratch, liveSettings, probe), scratch, stdout);
             Observation first = results.getFirst().live().getFirst();
             String host = HostDescription.describe(scratch, first.backend(), first.gpuCopies());
             List<String> chartFailures = writeOutput(target, owned, validation, command, host, calibrated, results);
@@ -168,12 +169,18 @@ public final class ValidateCommand implements Callable<Integer> {
         return new Calibrated(fitted, profileFile, calibrationText);
     }
 
-    /** Every workload live {@code repeats} times, then simulated, and the comparison of the two. */
-    private List<ValidationReport.WorkloadResult> runWorkloads(ValidationFile validation, ValidationRuns runs, PrintWriter stdout) {
+    /**
+     * Every workload: its drive replayed, live {@code repeats} times, its drive replayed again, then
+     * simulated on the profile capped by each replay; and the comparison of the two.
+     */
+    private List<ValidationReport.WorkloadResult> runWorkloads(ValidationFile validation, ValidationRuns runs, Path scratch,
+                                                               PrintWriter stdout) {
         int count = repeats != null ? repeats : validation.repeats();
         List<ValidationReport.WorkloadResult> results = new ArrayList<>();
         for (ValidationFile.Workload workload : validation.workloads().values()) {
             RunPasses passes = runs.passes(workload.config());
+            DriveReplay.Recording recording = validation.driveReplay() ? runs.simulatedL2Ops(workload.config(), passes) : null;
+            Replayed before = replay(recording, scratch, workload, "before", stdout);
             List<Observation> live = new ArrayList<>();
             for (int repeat = 0; repeat < count; repeat++) {
                 Observation observed = runs.live(workload.config(), passes, repeat);
@@ -181,17 +188,44 @@ public final class ValidateCommand implements Callable<Integer> {
                         observed.wallNs() / 1e9, observed.failure() == null ? "" : " (failed: " + observed.failure() + ")"));
                 live.add(observed);
             }
-            Observation sim = runs.simulate(workload.config(), passes);
+            Replayed after = before.rates() == null ? before : replay(recording, scratch, workload, "after", stdout);
+            DriveCheck drive = before.rates() == null || after.rates() == null ? null
+                    : DriveCheck.of(recording, workload.config().device(), before.rates(), after.rates());
+            Observation sim = runs.simulate(drive == null ? workload.config() : workload.config().withDevice(drive.beforeProfile()),
+                    passes);
+            Observation simAfter = drive == null ? null : runs.simulate(workload.config().withDevice(drive.afterProfile()), passes);
             progress(stdout, workload.name() + ": simulated" + (sim.failure() == null ? "" : " (failed: " + sim.failure() + ")"));
             var geometry = workload.config().workload().geometry();
             // With CUDA the device holds computed KV: there is no host-side fill to account for.
             boolean cudaCopies = live.stream().anyMatch(o -> o.gpuCopies().startsWith("cuda"));
             double fillNsPerMiB = cudaCopies ? 0 : HostCostBench.computeFillNsPerMiB(geometry, 200);
-            results.add(new ValidationReport.WorkloadResult(workload.name(), live, sim,
-                    Comparison.rows(workload.name(), live, sim), Comparison.decisions(live, sim),
+            String driveFailure = before.failure() != null ? before.failure() : after.failure();
+            results.add(new ValidationReport.WorkloadResult(workload.name(), workload.role(), live, sim, simAfter, drive, driveFailure,
+                    Comparison.rows(workload.name(), live, sim, simAfter), Comparison.decisions(live, sim),
                     geometry.blockBytes() / geometry.blockTokens(), fillNsPerMiB));
         }
         return results;
+    }
+
+    /** A replay's rates, or why there are none (null both: the file turned the replay off). */
+    private record Replayed(DriveReplay.Rates rates, String failure) {}
+
+    private Replayed replay(DriveReplay.Recording recording, Path scratch, ValidationFile.Workload workload, String phase,
+                            PrintWriter stdout) {
+        if (recording == null) {
+            return new Replayed(null, null);
+        }
+        try {
+            DriveReplay.Rates rates = DriveCheck.measure(recording, scratch, workload.name(), phase,
+                    workload.config().store().l2CapacityBytes());
+            progress(stdout, workload.name() + ": drive replay " + phase + " the live runs: " + rates.describe());
+            return new Replayed(rates, null);
+        } catch (IOException e) {
+            // The drive could not be measured: the workload is still compared, on the host profile, and the report says why.
+            String failure = "the drive replay " + phase + " the live runs failed: " + CommandException.describe(e);
+            progress(stdout, workload.name() + ": " + failure);
+            return new Replayed(null, failure);
+        }
     }
 
     /** Writes the output folder whole; returns the charts that failed (the tables, profile and report are written regardless). */

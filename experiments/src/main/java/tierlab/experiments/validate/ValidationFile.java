@@ -39,8 +39,10 @@ import tierlab.experiments.run.RunConfig;
  * live:                      # optional: the live runs' GPU side, as in an experiment file
  *   gpu: auto                # auto | cuda | host
  *   verify: true             # with CUDA: every load checked on the GPU side
+ * driveReplay: true          # replay each workload's simulated L2 operations on the drive before and after its live runs
  * workloads:
- *   e1-like: {workload: {...}, store: {...}, scheduler: {...}, sameInstantArrivalsTogether: true}
+ *   e1-like: {role: tuned, workload: {...}, store: {...}, scheduler: {...}, sameInstantArrivalsTogether: true}
+ *   # role: held-out (the default; the headline is computed over these) or tuned (a term was fitted or tuned on it)
  * </pre>
  *
  * <p>It is read as an experiment file is ({@link ExperimentParsing}): bound to {@link Spec} by the
@@ -48,7 +50,13 @@ import tierlab.experiments.run.RunConfig;
  * naming the file, the line and the field; the ranges are checked after.
  */
 public record ValidationFile(Path file, String name, String description, int repeats, long seed, String profile,
-                             HostCalibrationSettings calibration, Live live, Map<String, Workload> workloads) {
+                             HostCalibrationSettings calibration, Live live, boolean driveReplay, Map<String, Workload> workloads) {
+
+    /** A workload the host's terms were fitted or tuned on: reported, never in the headline. */
+    public static final String TUNED = "tuned";
+    /** A workload no term was fitted or tuned on: the headline is computed over these. */
+    public static final String HELD_OUT = "held-out";
+    static final List<String> ROLES = List.of(HELD_OUT, TUNED);
 
     /**
      * The live runs' GPU side, as {@code live} in an experiment file means it: {@code gpu} is
@@ -61,8 +69,15 @@ public record ValidationFile(Path file, String name, String description, int rep
         public static final List<String> GPUS = List.of(RunConfig.GPU_AUTO, RunConfig.GPU_CUDA, RunConfig.GPU_HOST);
     }
 
-    /** One workload: its name and its run configuration (resolved as a hybrid run: real L1/L2 limits, closed loops allowed). */
-    public record Workload(String name, RunConfig config) {}
+    /**
+     * One workload: its name, its run configuration (resolved as a hybrid run: real L1/L2 limits,
+     * closed loops allowed) and its role, {@link #HELD_OUT} or {@link #TUNED}.
+     */
+    public record Workload(String name, RunConfig config, String role) {
+        public boolean heldOut() {
+            return role.equals(HELD_OUT);
+        }
+    }
 
     /**
      * The file as written; every field optional unless {@link #load} says otherwise.
@@ -70,14 +85,15 @@ public record ValidationFile(Path file, String name, String description, int rep
      * @param workloads by name, in the file's order
      */
     public record Spec(String name, String description, Integer repeats, Long seed, String profile,
-                       HostCalibrationSettings.Written calibration, ExperimentFile.LiveSection live, Map<String, WorkloadEntry> workloads) {}
+                       HostCalibrationSettings.Written calibration, ExperimentFile.LiveSection live, Boolean driveReplay,
+                       Map<String, WorkloadEntry> workloads) {}
 
     /**
      * One workload: an experiment file's run fields, not its sweep, output or mode (validate runs
      * each one live and in the simulator). {@code sameInstantArrivalsTogether} is the simulator's
      * setting of that name (the live loop always hands arrivals over together).
      */
-    public record WorkloadEntry(String description, ExperimentFile.WorkloadSection workload, ExperimentFile.StoreSection store,
+    public record WorkloadEntry(String description, String role, ExperimentFile.WorkloadSection workload, ExperimentFile.StoreSection store,
                                   ExperimentFile.SchedulerSection scheduler, Boolean sameInstantArrivalsTogether) {}
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
@@ -104,10 +120,10 @@ public record ValidationFile(Path file, String name, String description, int rep
         }
         Map<String, Workload> resolved = new LinkedHashMap<>();
         spec.workloads().forEach((workload, section) -> resolved.put(workload,
-                new Workload(workload, resolve(file, text, workload, section, device, seed))));
+                new Workload(workload, resolve(file, text, workload, section, device, seed), role(file, workload, section))));
         return new ValidationFile(file, name, spec.description() == null ? "" : spec.description(), repeats, seed,
                 spec.profile(), calibration(file, spec.calibration()), live(file, spec.live()),
-                java.util.Collections.unmodifiableMap(resolved));
+                spec.driveReplay() == null || spec.driveReplay(), java.util.Collections.unmodifiableMap(resolved));
     }
 
     /** The file's {@code profile}, resolved against its folder; null when the host is to be calibrated. */
@@ -157,6 +173,15 @@ public record ValidationFile(Path file, String name, String description, int rep
             throw new CommandException(file + ": " + where + ".store.baseline: validate compares the tiered store only");
         }
         return config;
+    }
+
+    private static String role(Path file, String workload, WorkloadEntry section) {
+        String role = section == null || section.role() == null ? HELD_OUT : section.role();
+        if (!ROLES.contains(role)) {
+            throw new CommandException(file + ": workloads." + workload + ".role: unknown value '" + role + "' (known: "
+                    + String.join(", ", ROLES) + ")");
+        }
+        return role;
     }
 
     private static HostCalibrationSettings calibration(Path file, HostCalibrationSettings.Written section) {

@@ -29,19 +29,31 @@ import tierlab.metrics.Percentiles;
 final class ValidationReport {
     static final String CSV = "validation.csv";
     static final String DECISIONS_CSV = "decisions.csv";
+    static final String DECISION_KINDS_CSV = "decision-kinds.csv";
+    static final String DRIVE_CSV = "drive.csv";
     static final String REPORT = "report.md";
     static final String PROFILE = "fitted-profile.yaml";
     /** Above this relative error a metric gets its own paragraph in the report. */
     static final double DISCUSS_ABOVE = 0.10;
 
-    /** One workload's outcome. */
     /**
+     * One workload's outcome.
+     *
+     * @param role                held-out or tuned (ValidationFile)
+     * @param simDriveAfter       the simulation on the profile capped by the drive replay after the live runs; null without one
+     * @param drive               the drive replays before and after the live runs; null without them
+     * @param driveFailure        why a replay the file asked for did not happen; null when it did or was not asked for
      * @param kvBytesPerToken     the workload's KV bytes per token
      * @param computeFillNsPerMiB the time per MiB of computed KV that live mode spends writing its payload
      *                            (no GPU here; on the D2H stream, at staging): measured, never charged by the simulator
      */
-    record WorkloadResult(String name, List<Observation> live, Observation sim, List<Comparison.Row> rows,
+    record WorkloadResult(String name, String role, List<Observation> live, Observation sim, Observation simDriveAfter,
+                          DriveCheck drive, String driveFailure, List<Comparison.Row> rows,
                           Comparison.Decisions decisions, long kvBytesPerToken, double computeFillNsPerMiB) {
+
+        boolean heldOut() {
+            return role.equals(ValidationFile.HELD_OUT);
+        }
 
         /** Seconds live spent writing computed KV's payload in {@code pass} (by the simulated token count). */
         double fillSeconds(String pass) {
@@ -51,7 +63,8 @@ final class ValidationReport {
         }
 
         boolean failed() {
-            return sim.failure() != null || live.stream().anyMatch(o -> o.failure() != null);
+            return sim.failure() != null || live.stream().anyMatch(o -> o.failure() != null)
+                    || (simDriveAfter != null && simDriveAfter.failure() != null);
         }
     }
 
@@ -69,6 +82,7 @@ final class ValidationReport {
 
     static void writeTables(Path folder, List<WorkloadResult> results) throws IOException {
         StringColumn workload = StringColumn.create("workload");
+        StringColumn role = StringColumn.create("role");
         StringColumn pass = StringColumn.create("pass");
         StringColumn metric = StringColumn.create("metric");
         StringColumn unit = StringColumn.create("unit");
@@ -78,9 +92,13 @@ final class ValidationReport {
         DoubleColumn liveSpread = DoubleColumn.create("liveSpread");
         DoubleColumn sim = DoubleColumn.create("sim");
         DoubleColumn error = DoubleColumn.create("relativeError");
+        DoubleColumn simAfter = DoubleColumn.create("simDriveAfter");
+        DoubleColumn errorAfter = DoubleColumn.create("relativeErrorDriveAfter");
+        StringColumn verdict = StringColumn.create("verdict");
         for (WorkloadResult result : results) {
             for (Comparison.Row row : result.rows()) {
                 workload.append(row.workload());
+                role.append(result.role());
                 pass.append(row.pass());
                 metric.append(row.metric());
                 unit.append(row.unit());
@@ -90,10 +108,15 @@ final class ValidationReport {
                 liveSpread.append(row.liveSpread());
                 sim.append(row.sim());
                 error.append(row.relativeError());
+                simAfter.append(row.simDriveAfter());
+                errorAfter.append(row.relativeErrorDriveAfter());
+                verdict.append(Verdict.of(row).label());
             }
         }
-        ResultFiles.writeCsv(Table.create("validation", workload, pass, metric, unit, liveMedian, liveMin, liveMax, liveSpread,
-                sim, error), folder.resolve(CSV));
+        ResultFiles.writeCsv(Table.create("validation", workload, role, pass, metric, unit, liveMedian, liveMin, liveMax, liveSpread,
+                sim, error, simAfter, errorAfter, verdict), folder.resolve(CSV));
+        writeDecisionKinds(folder, results);
+        writeDrive(folder, results);
         StringColumn decisionWorkload = StringColumn.create("workload");
         DoubleColumn requests = DoubleColumn.create("requests");
         DoubleColumn identical = DoubleColumn.create("identical");
@@ -117,6 +140,68 @@ final class ValidationReport {
         }
         ResultFiles.writeCsv(Table.create("decisions", decisionWorkload, requests, identical, sameOrder, agreeing, simLookups,
                 liveLookups, divergence, kinds), folder.resolve(DECISIONS_CSV));
+    }
+
+    /** Per workload and decision kind: how many the simulation made beside the live runs' median, least and most. */
+    private static void writeDecisionKinds(Path folder, List<WorkloadResult> results) throws IOException {
+        StringColumn workload = StringColumn.create("workload");
+        StringColumn kind = StringColumn.create("kind");
+        DoubleColumn sim = DoubleColumn.create("sim");
+        DoubleColumn liveMedian = DoubleColumn.create("liveMedian");
+        DoubleColumn liveMin = DoubleColumn.create("liveMin");
+        DoubleColumn liveMax = DoubleColumn.create("liveMax");
+        DoubleColumn error = DoubleColumn.create("relativeError");
+        for (WorkloadResult result : results) {
+            for (Comparison.KindCount count : Comparison.kindCounts(result.live(), result.sim())) {
+                workload.append(result.name());
+                kind.append(count.kind());
+                sim.append(count.sim());
+                liveMedian.append(count.liveMedian());
+                liveMin.append(count.liveMin());
+                liveMax.append(count.liveMax());
+                error.append(count.relativeError());
+            }
+        }
+        ResultFiles.writeCsv(Table.create("decision-kinds", workload, kind, sim, liveMedian, liveMin, liveMax, error),
+                folder.resolve(DECISION_KINDS_CSV));
+    }
+
+    /** Per workload and replay (before, after the live runs): what the drive moved and how fast. */
+    private static void writeDrive(Path folder, List<WorkloadResult> results) throws IOException {
+        StringColumn workload = StringColumn.create("workload");
+        StringColumn phase = StringColumn.create("replay");
+        DoubleColumn writeBytes = DoubleColumn.create("writeBytes");
+        DoubleColumn writeOps = DoubleColumn.create("writeOps");
+        DoubleColumn writeSeconds = DoubleColumn.create("writeSeconds");
+        DoubleColumn writeRate = DoubleColumn.create("writeBytesPerSecond");
+        DoubleColumn readBytes = DoubleColumn.create("readBytes");
+        DoubleColumn readOps = DoubleColumn.create("readOps");
+        DoubleColumn readSeconds = DoubleColumn.create("readSeconds");
+        DoubleColumn readRate = DoubleColumn.create("readBytesPerSecond");
+        DoubleColumn fileBytes = DoubleColumn.create("fileBytes");
+        StringColumn backend = StringColumn.create("backend");
+        for (WorkloadResult result : results) {
+            if (result.drive() == null) {
+                continue;
+            }
+            for (var entry : List.of(Map.entry("before", result.drive().before()), Map.entry("after", result.drive().after()))) {
+                var rates = entry.getValue();
+                workload.append(result.name());
+                phase.append(entry.getKey());
+                writeBytes.append(rates.writeBytes());
+                writeOps.append(rates.writeOps());
+                writeSeconds.append(rates.writeSeconds());
+                writeRate.append(rates.writeBytesPerSecond());
+                readBytes.append(rates.readBytes());
+                readOps.append(rates.readOps());
+                readSeconds.append(rates.readSeconds());
+                readRate.append(rates.readBytesPerSecond());
+                fileBytes.append(rates.fileBytes());
+                backend.append(rates.backend());
+            }
+        }
+        ResultFiles.writeCsv(Table.create("drive", workload, phase, writeBytes, writeOps, writeSeconds, writeRate, readBytes, readOps,
+                readSeconds, readRate, fileBytes, backend), folder.resolve(DRIVE_CSV));
     }
 
     /** Draws every chart, each on its own; returns one line per chart that failed (the tables are already written). */

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import tierlab.engine.cuda.CudaDevice;
+import tierlab.experiments.calibration.DriveReplay;
+import tierlab.experiments.run.RunObserver;
 import tierlab.experiments.run.RunConfig;
 import tierlab.experiments.run.RunExecutor;
 import tierlab.experiments.run.RunFacts;
@@ -55,6 +57,22 @@ final class ValidationRuns {
         RunResult result = run.result();
         return observation("sim", 0, run, result.wallNs(), 0, result.runMetrics().get("run.mismatches").longValue(),
                 result.failure(), "the simulator's storage model", "the simulator's PCIe model");
+    }
+
+    /**
+     * The L2 operations a simulated run of the workload issues, in order: what the drive replay
+     * puts to the drive before and after the live runs ({@link DriveCheck}).
+     */
+    DriveReplay.Recording simulatedL2Ops(RunConfig config, RunPasses passes) {
+        DriveReplay.Recorder ops = new DriveReplay.Recorder(config.store().geometry().laneBytes());
+        RunConfig sim = config.inMode(RunMode.SIM, gpuSide.gpu(), gpuSide.verify());
+        executor.run(new RunPoint(nextIndex++, Map.of(), sim.seed(), sim), passes, new RunObserver() {
+            @Override
+            public tierlab.model.trace.DecisionTrace.DecisionListener decisions() {
+                return ops;
+            }
+        });
+        return ops.recording();
     }
 
     Observation live(RunConfig config, RunPasses passes, int repeat) {

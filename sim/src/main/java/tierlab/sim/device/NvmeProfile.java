@@ -81,6 +81,13 @@ public record NvmeProfile(int channels, int queueDepth, long readBaseLatencyNs, 
                 maxFreshWriteBytesPerSecond);
     }
 
+    /** The same profile with other per-channel transfer rates, latencies and ceilings kept. */
+    public NvmeProfile withChannelBandwidths(double newReadBytesPerSecondPerChannel, double newWriteBytesPerSecondPerChannel) {
+        return new NvmeProfile(channels, queueDepth, readBaseLatencyNs, newReadBytesPerSecondPerChannel, writeBaseLatencyNs,
+                newWriteBytesPerSecondPerChannel, latencyJitter, maxReadBytesPerSecond, maxWriteBytesPerSecond,
+                maxFreshWriteBytesPerSecond);
+    }
+
     /** The same profile with a ceiling for writes into untouched blocks of the L2 file (0 = none). */
     public NvmeProfile withFreshWriteCeiling(double newMaxFreshWriteBytesPerSecond) {
         return new NvmeProfile(channels, queueDepth, readBaseLatencyNs, readBytesPerSecondPerChannel, writeBaseLatencyNs,
