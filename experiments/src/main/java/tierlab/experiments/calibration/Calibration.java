@@ -3,6 +3,7 @@ package tierlab.experiments.calibration;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 import tierlab.engine.cuda.CudaDevice;
@@ -81,10 +82,19 @@ public final class Calibration {
      * @param pcie      the PCIe sweep and fit, or why PCIe was not measured
      * @param hostCosts the host costs, or null when the base preset's host section was kept
      * @param seconds   wall time of the whole calibration (0 for measurements handed in)
+     * @param warnings  what the fits did that their figures hide (a fit that did not converge, a clamped
+     *                  coefficient; {@link FitWarnings}), empty when none
+     * @param failures  what the plan asked for and the calibration could not deliver (a PCIe sweep that fell
+     *                  back to the preset's figures), empty when none: a run that needs the profile fails on them
      */
     public record Result(Plan plan, DeviceProfile profile, CalibrationSweep.SweepResult sweep, NvmeCalibration nvme,
                          SustainedRates.Rates sustained, PcieCalibration.Outcome pcie, HostCostBench.HostCosts hostCosts,
-                         double seconds) {}
+                         double seconds, List<String> warnings, List<String> failures) {
+
+        public boolean failed() {
+            return !failures.isEmpty();
+        }
+    }
 
     private Calibration() {
     }
@@ -92,13 +102,29 @@ public final class Calibration {
     /** Measures everything {@code plan} asks for and fits the profile. */
     public static Result run(Plan plan, Progress progress) throws IOException {
         long startNs = System.nanoTime();
-        CalibrationSweep.SweepResult sweep = sweep(plan.grid(), progress);
-        NvmeCalibration nvme = fit(sweep);
-        SustainedRates.Rates sustained = sustained(plan.sustained(), progress);
-        PcieCalibration.Outcome pcie = pcie(plan.pcie(), progress);
-        HostCostBench.HostCosts costs = hostCosts(plan, pcie, progress);
-        return new Result(plan, profile(plan, nvme, sustained, pcie, costs), sweep, nvme, sustained, pcie, costs,
-                (System.nanoTime() - startNs) / 1e9);
+        try (FitWarnings.Scope warnings = FitWarnings.open()) {
+            CalibrationSweep.SweepResult sweep = sweep(plan.grid(), progress);
+            NvmeCalibration nvme = fit(sweep);
+            SustainedRates.Rates sustained = sustained(plan.sustained(), progress);
+            PcieCalibration.Outcome pcie = pcie(plan.pcie(), progress);
+            HostCostBench.HostCosts costs = hostCosts(plan, pcie, progress);
+            return new Result(plan, profile(plan, nvme, sustained, pcie, costs), sweep, nvme, sustained, pcie, costs,
+                    (System.nanoTime() - startNs) / 1e9, warnings.lines(), failures(plan, pcie));
+        }
+    }
+
+    /** A PCIe sweep the plan asked for that ended in the preset's figures: the profile does not describe this host's link. */
+    static List<String> failures(Plan plan, PcieCalibration.Outcome pcie) {
+        if (!(plan.pcie() instanceof PciePlan.Sweep)) {
+            return List.of();
+        }
+        return switch (pcie) {
+            case PcieCalibration.Measured m when m.fit() != null -> List.of();
+            case PcieCalibration.Measured m -> List.of("PCIe measured but not fitted (" + m.fitFailure()
+                    + "): the profile fell back to the preset's figures");
+            case PcieCalibration.NotMeasured n -> List.of("PCIe not measured (" + n.reason()
+                    + "): the profile fell back to the preset's figures");
+        };
     }
 
     /**
@@ -106,8 +132,11 @@ public final class Calibration {
      * measuring nothing: a plan's sustained rates and host costs are left out, PCIe is {@code pcie}.
      */
     public static Result fromSweep(Plan plan, CalibrationSweep.SweepResult sweep, PcieCalibration.Outcome pcie) {
-        NvmeCalibration nvme = fit(sweep);
-        return new Result(plan, profile(plan, nvme, null, pcie, null), sweep, nvme, null, pcie, null, 0);
+        try (FitWarnings.Scope warnings = FitWarnings.open()) {
+            NvmeCalibration nvme = fit(sweep);
+            return new Result(plan, profile(plan, nvme, null, pcie, null), sweep, nvme, null, pcie, null, 0, warnings.lines(),
+                    failures(plan, pcie));
+        }
     }
 
     /** The NVMe sweep of {@code grid}; the test file is deleted after when the grid says so, whatever happens. */

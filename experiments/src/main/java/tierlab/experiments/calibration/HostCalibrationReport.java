@@ -1,5 +1,6 @@
 package tierlab.experiments.calibration;
 
+import java.util.List;
 import java.util.Locale;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.sim.device.NvmeProfile;
@@ -24,7 +25,7 @@ import tierlab.sim.device.NvmeProfile;
  */
 public record HostCalibrationReport(DeviceProfile profile, HostCostBench.HostCosts hostCosts, int points, String backend,
                                     String pcieHow, double sweptReadBytesPerSecond, double sweptWriteBytesPerSecond,
-                                    SustainedRates.Rates sustained, double seconds) {
+                                    SustainedRates.Rates sustained, double seconds, List<String> warnings, List<String> failures) {
 
     /** The report of a calibration that measured the host costs ({@link HostCalibrationSettings#plan}). */
     public static HostCalibrationReport of(Calibration.Result result) {
@@ -34,7 +35,7 @@ public record HostCalibrationReport(DeviceProfile profile, HostCostBench.HostCos
         NvmeProfile swept = result.nvme().profile();
         return new HostCalibrationReport(result.profile(), result.hostCosts(), result.nvme().points().size(),
                 result.sweep().backendName(), pcieHow(result), swept.maxReadBytesPerSecond(), swept.maxWriteBytesPerSecond(),
-                result.sustained(), result.seconds());
+                result.sustained(), result.seconds(), result.warnings(), result.failures());
     }
 
     /** The PCIe section's origin in words: none (host buffers), fitted to the sweep, or why not. */
@@ -91,10 +92,23 @@ public record HostCalibrationReport(DeviceProfile profile, HostCostBench.HostCos
                 %s
                 NVMe: %d channels, read %,d ns + %,.0f B/s per channel (ceiling %,.0f B/s), write %,d ns + %,.0f B/s per
                 channel (ceiling %,.0f B/s). %s
-                %s GPU: the preset's (live mode times compute with the same formula).""",
+                %s GPU: the preset's (live mode times compute with the same formula).
+                %s""",
                 command, seconds, points, backend, hostCosts.submissionNs(), hostCosts.perOperationNs(),
                 hostCosts.submissionFitR2(), copies.stripTrailing(), hostCosts.engineStepNs(), hostCosts.engineSteps(), fill,
                 nvme.channels(), nvme.readBaseLatencyNs(), nvme.readBytesPerSecondPerChannel(), nvme.maxReadBytesPerSecond(),
-                nvme.writeBaseLatencyNs(), nvme.writeBytesPerSecondPerChannel(), nvme.maxWriteBytesPerSecond(), ceilings, link);
+                nvme.writeBaseLatencyNs(), nvme.writeBytesPerSecondPerChannel(), nvme.maxWriteBytesPerSecond(), ceilings, link,
+                problems());
+    }
+
+    /** The calibration's failures and warnings, one per line (no blank line: the profile's header keeps them). */
+    String problems() {
+        if (warnings.isEmpty() && failures.isEmpty()) {
+            return "Warnings: none (every fit converged and no coefficient was clamped).";
+        }
+        StringBuilder text = new StringBuilder();
+        failures.forEach(line -> text.append(text.isEmpty() ? "" : "\n").append("CALIBRATION FAILED: ").append(line));
+        warnings.forEach(line -> text.append(text.isEmpty() ? "" : "\n").append("WARNING: ").append(line));
+        return text.toString();
     }
 }

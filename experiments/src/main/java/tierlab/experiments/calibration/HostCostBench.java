@@ -189,7 +189,8 @@ public final class HostCostBench {
         regression.newSampleData(cpu.stream().mapToDouble(Double::doubleValue).toArray(), rows.toArray(double[][]::new));
         double[] beta = regression.estimateRegressionParameters();
         double r2 = regression.calculateRSquared();
-        return new SubmissionFit(Math.max(0, Math.round(beta[0])), Math.max(0, Math.round(beta[1])), r2);
+        return new SubmissionFit(Math.round(FitWarnings.atLeastZero("host.submissionNs (ns per io_uring_enter)", beta[0])),
+                Math.round(FitWarnings.atLeastZero("host.perOperationNs (ns per operation)", beta[1])), r2);
     }
 
     private static Thread ringThread() {
@@ -278,8 +279,8 @@ public final class HostCostBench {
                 }
             }
         }
-        double perByte = Math.max(0, line.getSlope());
-        return new double[] {Math.max(0, line.getIntercept()), perByte * (1 << 20), line.getRSquare()};
+        double perByte = FitWarnings.atLeastZero("host.copyNsPerMiB (per byte)", line.getSlope());
+        return new double[] {FitWarnings.atLeastZero("host.copyCallNs", line.getIntercept()), perByte * (1 << 20), line.getRSquare()};
     }
 
     /**
@@ -354,7 +355,8 @@ public final class HostCostBench {
                         + (counters.loadMismatches() + counters.stagingMismatches()) + " payload checks did not match");
             }
         }
-        return new double[] {Math.max(0, line.getIntercept()), Math.max(0, line.getSlope()) * (1 << 20), line.getRSquare()};
+        return new double[] {FitWarnings.atLeastZero("host.copyCallNs (CUDA copy enqueues)", line.getIntercept()),
+                FitWarnings.atLeastZero("host.copyNsPerMiB (CUDA copy enqueues, per byte)", line.getSlope()) * (1 << 20), line.getRSquare()};
     }
 
     private static void awaitCopies(AtomicLong completed, long issued) {

@@ -73,7 +73,8 @@ public final class NvmeFit {
             throw new IllegalArgumentException("calibration: " + (read ? "read" : "write")
                     + " latency does not grow with transfer size (slope " + slopeNsPerByte + " ns/B); measure larger transfers");
         }
-        long base = Math.max(0, Math.round(line.getIntercept()));
+        long base = Math.round(FitWarnings.atLeastZero("nvme." + (read ? "read" : "write") + "BaseLatencyNs (queue-depth-1 line)",
+                line.getIntercept()));
         double bandwidth = 1e9 / slopeNsPerByte;
         double maxParallelism = 1;
         for (Measurement m : measurements) {
@@ -283,7 +284,9 @@ public final class NvmeFit {
             double[] found = result.getPoint();
             return ceilings ? found : new double[] {found[0], found[1], Double.NaN};
         } catch (TooManyEvaluationsException e) {
-            // Not converged to 1e-12 within the budget: the start (a least-squares line) is still a valid fit.
+            // Not converged to 1e-12 within the budget: the start (a least-squares line) is still a valid fit, said so.
+            FitWarnings.warn(String.format(java.util.Locale.ROOT, "NVMe closed-loop fit at %d channels%s did not converge within"
+                    + " %,d evaluations: the least-squares start is kept", channels, ceilings ? " with a ceiling" : "", 20_000));
             return ceilings ? start : new double[] {start[0], start[1], Double.NaN};
         }
     }

@@ -53,8 +53,8 @@ public final class PcieFit {
             throw new IllegalArgumentException(direction + ": time per copy does not grow with its size (slope "
                     + slopeNsPerByte + " ns/byte): no bandwidth to fit");
         }
-        // A negative intercept is noise around a latency too small to resolve: the model takes 0.
-        long latencyNs = Math.max(0, Math.round(line.getIntercept()));
+        // A negative intercept is noise around a latency too small to resolve: the model takes 0, and says so.
+        long latencyNs = Math.round(FitWarnings.atLeastZero("pcie." + direction + " latencyNs", line.getIntercept()));
         return new DirectionFit(1e9 / slopeNsPerByte, latencyNs, line.getRSquare(), used);
     }
 }

@@ -107,7 +107,11 @@ public final class ValidateCommand implements Callable<Integer> {
             String host = HostDescription.describe(scratch, first.backend(), first.gpuCopies());
             List<String> chartFailures = writeOutput(target, owned, validation, command, host, calibrated, results);
             summary(stdout, target, results, chartFailures);
-            return results.stream().anyMatch(ValidationReport.WorkloadResult::failed) ? 1 : 0;
+            // A calibration that could not deliver what its plan asked for leaves a profile that is not this host's.
+            calibrated.failures().forEach(line -> stdout.println("tierlab validate: the calibration FAILED: " + line));
+            stdout.flush();
+            boolean failed = !calibrated.failures().isEmpty() || results.stream().anyMatch(ValidationReport.WorkloadResult::failed);
+            return failed ? 1 : 0;
         } finally {
             deleteTree(scratch);
         }
@@ -146,12 +150,13 @@ public final class ValidateCommand implements Callable<Integer> {
     }
 
     /** The profile the simulation runs on, its file in the scratch folder, and the report's calibration text. */
-    private record Calibrated(DeviceProfile profile, Path profileFile, String text) {}
+    private record Calibrated(DeviceProfile profile, Path profileFile, String text, List<String> failures) {}
 
     private Calibrated calibrate(ValidationFile checked, Path given, String command, Path scratch, CudaDevice cuda, boolean verify,
                                  PrintWriter stdout) throws IOException {
         String calibrationText;
         DeviceProfile fitted;
+        List<String> failures = List.of();
         if (given != null) {
             fitted = loadProfile(given);
             calibrationText = "Profile given: " + given + "\n\n" + fitted.toYaml("");
@@ -161,12 +166,14 @@ public final class ValidateCommand implements Callable<Integer> {
                     cuda, verify);
             Calibration.Result calibration = Calibration.run(plan, new Calibration.Progress(line -> progress(stdout, line), null));
             fitted = calibration.profile();
+            failures = calibration.failures();
+            calibration.warnings().forEach(line -> progress(stdout, "calibration warning: " + line));
             calibrationText = HostCalibrationReport.of(calibration).header(command) + "\n\n" + fitted.toYaml("");
         }
         Path profileFile = scratch.resolve(ValidationReport.PROFILE);
         Files.writeString(profileFile, fitted.toYaml(calibrationText.lines().takeWhile(l -> !l.isBlank())
                 .reduce("", (a, b) -> a + b + "\n")));
-        return new Calibrated(fitted, profileFile, calibrationText);
+        return new Calibrated(fitted, profileFile, calibrationText, failures);
     }
 
     /**

@@ -78,12 +78,17 @@ class ValidateGpuSideTest {
         Path file = Path.of("..", "docs", "hosts", "h200", "validation-h200.yaml");
         ValidationFile h200 = ValidationFile.load(file, "qwen3-8b-h100");
         assertEquals(new ValidationFile.Live("cuda", true), h200.live());
-        assertEquals(List.of("e1-like", "e2-like", "mooncake-slice"), List.copyOf(h200.workloads().keySet()));
+        assertEquals(List.of("e1-like", "e2-like", "mooncake-slice", "qwen-multiturn", "e1-doorkeeper"),
+                List.copyOf(h200.workloads().keySet()));
+        // The workloads the NVMe and host terms were tuned on are marked so; the headline is the other two.
+        assertEquals(List.of("qwen-multiturn", "e1-doorkeeper"), h200.workloads().values().stream()
+                .filter(ValidationFile.Workload::heldOut).map(ValidationFile.Workload::name).toList());
         // The same workloads as the catalogue's file, so the H200 figures compare with the host-buffer run.
         ValidationFile catalogue = ValidationFile.load(Path.of("catalog", "validation.yaml"), "qwen3-8b-h100");
         for (String name : catalogue.workloads().keySet()) {
             assertEquals(catalogue.workloads().get(name).config().workload().toString(),
                     h200.workloads().get(name).config().workload().toString(), name);
+            assertEquals(catalogue.workloads().get(name).role(), h200.workloads().get(name).role(), name);
         }
     }
 
@@ -124,7 +129,7 @@ class ValidateGpuSideTest {
                 1_000_000, HostCostBench.CopyPath.MEMCPY);
         SustainedRates.Rates sustained = new SustainedRates.Rates(2.5e9, 2.2e9, 2304 << 10, 16, 3000, 4096L << 20, "io_uring");
         String header = new HostCalibrationReport(profile(preset, Calibration.NO_LINK, memcpy.hostProfile()), memcpy, 54,
-                "io_uring", "none (host buffers)", 2.16e9, 3.1e9, sustained, 60).header("tierlab validate v.yaml");
+                "io_uring", "none (host buffers)", 2.16e9, 3.1e9, sustained, 60, List.of(), List.of()).header("tierlab validate v.yaml");
         assertTrue(header.contains("Ceilings: sustained sequential rates over 3,000 ms each at 2304 KiB × queue depth 16 on a"
                 + " 4,096 MiB file (io_uring): writes 2,200,000,000 B/s, reads 2,500,000,000 B/s; first writes not measured."), header);
         assertTrue(header.contains("No first-write ceiling: first writes into the L2 file are charged as any write."), header);
@@ -245,11 +250,12 @@ class ValidateGpuSideTest {
                 0, HostCostBench.CopyPath.CUDA);
         PcieProfile fitted = new PcieProfile(55e9, 3_000, 55e9, 2_000);
         String host = new HostCalibrationReport(profile(preset, Calibration.NO_LINK, memcpy.hostProfile()), memcpy, 54,
-                "io_uring", "none (host buffers)", 2e9, 3e9, null, 60).header("tierlab validate v.yaml");
+                "io_uring", "none (host buffers)", 2e9, 3e9, null, 60, List.of(), List.of()).header("tierlab validate v.yaml");
         assertTrue(host.contains("memcpy and payload check") && host.contains("PCIe: none on this host's live path"), host);
         assertFalse(host.contains("CUDA"), host);
         String withCuda = new HostCalibrationReport(profile(preset, fitted, cuda.hostProfile()), cuda, 54, "io_uring",
-                "fitted to a PCIe sweep through CUDA on NVIDIA H200", 2e9, 3e9, null, 60).header("tierlab validate v.yaml");
+                "fitted to a PCIe sweep through CUDA on NVIDIA H200", 2e9, 3e9, null, 60, List.of(),
+                List.of()).header("tierlab validate v.yaml");
         assertTrue(withCuda.contains("model thread (CUDA copy path): 9,000 ns per host↔GPU copy call, 1,500 ns per MiB"), withCuda);
         assertTrue(withCuda.contains("PCIe: fitted to a PCIe sweep through CUDA on NVIDIA H200."), withCuda);
         assertFalse(withCuda.contains("memcpy and payload check"), withCuda);
