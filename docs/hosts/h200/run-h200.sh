@@ -36,11 +36,12 @@ for s in "$@"; do
     quickstart) step quickstart 90 env -i PATH=/usr/bin:/bin HOME=/root "$tl" run "$work"/tierlab-*/experiments/catalog/quickstart.yaml --quiet --out "$work/runs/quickstart" ;;
     livecuda) step livecuda 180 "$tl" run "$work"/tierlab-*/experiments/catalog/live-cuda.yaml --out "$work/runs/live-cuda" ;;
     calibration) step calibration 330 "$tl" run "$work"/tierlab-*/experiments/catalog/calibration.yaml --out "$work/runs/calibration" ;;
-    # The CUDA copy path (live.gpu: cuda, every load verified); sized to end inside 420 s on the H200 host.
-    validate) step validate 480 "$tl" validate "$(ls -d "$work"/tierlab-*/)docs/hosts/h200/validation-h200.yaml" \
+    # The CUDA copy path (live.gpu: cuda, every load verified); five workloads, each with a drive replay before
+    # and after its live runs: about 6-8 min on the H200 host with --repeats 2 (TIERLAB_VALIDATE_REPEATS=2).
+    validate) step validate 560 "$tl" validate "$(ls -d "$work"/tierlab-*/)docs/hosts/h200/validation-h200.yaml" \
         --gpu "${TIERLAB_VALIDATE_GPU:-cuda}" ${TIERLAB_VALIDATE_REPEATS:+--repeats "$TIERLAB_VALIDATE_REPEATS"} \
         --out "$work/runs/validation" ;;
-    validate-noverify) step validate-noverify 480 "$tl" validate "$(ls -d "$work"/tierlab-*/)docs/hosts/h200/validation-h200-noverify.yaml" \
+    validate-noverify) step validate-noverify 560 "$tl" validate "$(ls -d "$work"/tierlab-*/)docs/hosts/h200/validation-h200-noverify.yaml" \
         --gpu "${TIERLAB_VALIDATE_GPU:-cuda}" ${TIERLAB_VALIDATE_REPEATS:+--repeats "$TIERLAB_VALIDATE_REPEATS"} \
         --out "$work/runs/validation-noverify" ;;
     # Layer-wise loading on the CUDA copy path (layerwise-h200.yaml: loadLayerGroups 1 vs 4, warm pass from L1 and

@@ -35,6 +35,7 @@ import tierlab.experiments.run.BenchLiveCommand;
         description = "Simulation-first toolkit for tiered KV-cache stores.",
         subcommands = {tierlab.experiments.run.RunCommand.class, tierlab.experiments.run.PlotCommand.class,
             ReplayCommand.class, BenchCommand.class, tierlab.experiments.validate.ValidateCommand.class,
+            tierlab.experiments.validate.AccuracyCommand.class,
             tierlab.hunt.HuntCommand.class})
 public final class Main implements Runnable {
 
