@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs tierlab from its distribution archive on the H200 host (no Java, no Maven there) and packs
-# what it measured into $OUT. Usage: run-h200.sh ARCHIVE STEP...   (steps: probe torch pcie
+# what it measured into $OUT. Usage: run-h200.sh ARCHIVE STEP...   (steps: probe torch torchsteps pcie
 # quickstart livecuda calibration validate validate-noverify layerwise livebench aot). Each step has its own time limit so the
 # tables of the steps before it always come back; every step's output folder is packed at the end.
 # Environment: OUT (where the packed runs go, /tmp/out), TIERLAB_H200_WORK (the scratch folder it
@@ -32,6 +32,9 @@ for s in "$@"; do
   case "$s" in
     probe) step probe 30 bash -c 'nvidia-smi; nproc; free -g; df -h /root /tmp; uname -r; cat /proc/meminfo | head -5; ulimit -l; ls /usr/local/cuda/targets/x86_64-linux/lib/libcudart*' ;;
     torch) step torch 90 python3 "$here/torch_pcie.py" ;;
+    # Step times of Qwen3-8B-, Llama-3.1-8B- and Qwen3-32B-shaped forward passes in PyTorch (CUDA graphs), the
+    # tables tierlab compute fit reads; TORCH_STEPS_BUDGET_S (240) bounds it.
+    torchsteps) mkdir -p "$work/runs/torch-steps"; step torchsteps 330 env PYTHONUNBUFFERED=1 python3 "$here/torch_steps.py" "$work/runs/torch-steps" ;;
     pcie) step pcie 120 "$tl" bench pcie --out "$work/runs/pcie" ;;
     quickstart) step quickstart 90 env -i PATH=/usr/bin:/bin HOME=/root "$tl" run "$work"/tierlab-*/experiments/catalog/quickstart.yaml --quiet --out "$work/runs/quickstart" ;;
     livecuda) step livecuda 180 "$tl" run "$work"/tierlab-*/experiments/catalog/live-cuda.yaml --out "$work/runs/live-cuda" ;;
