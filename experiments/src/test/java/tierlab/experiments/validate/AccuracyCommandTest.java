@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.experiments.cli.Main;
 import tierlab.hunt.testkit.CommandRun;
@@ -37,15 +38,22 @@ class AccuracyCommandTest {
                 q,held-out,all,ttftPerRequestAbsErrorP50,ratio,,,,0.1,,0.2,,,not-compared
                 e1,tuned,cold,elapsedS,s,2,2,2,0,2.1,0.05,2.1,0.05,within
                 """);
-        CommandRun result = CommandRun.of(Main.newCommandLine(), "accuracy", "H200 B=" + b);
-        assertEquals(0, result.exitCode(), result.err());
-        String table = result.out();
+        String table = AccuracyCommand.shortTable(List.of(readRun("H200 B=" + b)), false);
         assertTrue(table.contains("- **H200 B**: `machine-b`, test host machine-b; `tierlab validate v.yaml`"), table);
-        // One row per workload and pass (the per-request rows of pass "all" are in the full table only).
+        // One row per workload and pass (the per-request rows are in the full table only).
         assertTrue(table.contains("| H200 B | q | held-out | trace | **outside** | +5.0 | – | **+30.0** | **+30.0** | – | – | +0.0 |"),
                 table);
         assertTrue(table.contains("| H200 B | e1 | tuned | cold | within | +5.0 |"), table);
         assertEquals(2, table.lines().filter(l -> l.startsWith("| H200 B |")).count(), table);
+        // The headline block: held-out rows only.
+        CommandRun result = CommandRun.of(Main.newCommandLine(), "accuracy", "H200 B=" + b);
+        assertEquals(0, result.exitCode(), result.err());
+        assertTrue(result.out().contains("| H200 B | q | held-out | trace |"), result.out());
+        assertTrue(!result.out().contains("| e1 | tuned |"), result.out());
+    }
+
+    private static AccuracyCommand.Run readRun(String argument) {
+        return AccuracyCommand.read(argument);
     }
 
     @Test
