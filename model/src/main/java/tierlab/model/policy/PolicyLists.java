@@ -111,4 +111,25 @@ final class PolicyLists {
         newKeys.addNewest(node);
         return null;
     }
+
+    /**
+     * The insert step of the policies without ghost lists (slru, w-tinylfu): the key must be
+     * insertable and not yet known; its new node goes newest into {@code newKeys}.
+     */
+    static void addNew(String policyName, OffsetTable<KeyNode> nodesByKey, long key, KeyList newKeys) {
+        PolicyPreconditions.checkInsertableKey(policyName, key);
+        if (nodesByKey.get(key) != null) {
+            throw PolicyPreconditions.alreadyResident(policyName, key);
+        }
+        KeyNode node = new KeyNode(key);
+        nodesByKey.putIfAbsent(key, node);
+        newKeys.addNewest(node);
+    }
+
+    /** The remove step of the policies without ghost lists: a resident key leaves its list and the table. */
+    static void removeResident(String policyName, OffsetTable<KeyNode> nodesByKey, long key) {
+        KeyNode node = resident(policyName, nodesByKey, key, "onRemove");
+        node.list.remove(node);
+        nodesByKey.remove(key);
+    }
 }

@@ -56,13 +56,7 @@ public final class SlruPolicy implements ReplacementPolicy {
 
     @Override
     public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
-        if (nodesByKey.get(key) != null) {
-            throw PolicyPreconditions.alreadyResident(NAME, key);
-        }
-        KeyNode node = new KeyNode(key);
-        nodesByKey.putIfAbsent(key, node);
-        probation.addNewest(node);
+        PolicyLists.addNew(NAME, nodesByKey, key, probation);
     }
 
     @Override
@@ -77,9 +71,7 @@ public final class SlruPolicy implements ReplacementPolicy {
 
     @Override
     public void onRemove(long key) {
-        KeyNode node = resident(key, "onRemove");
-        node.list.remove(node);
-        nodesByKey.remove(key);
+        PolicyLists.removeResident(NAME, nodesByKey, key);
     }
 
     private KeyNode resident(long key, String operation) {

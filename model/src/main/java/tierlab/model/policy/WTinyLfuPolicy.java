@@ -98,14 +98,8 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
 
     @Override
     public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
-        if (nodesByKey.get(key) != null) {
-            throw PolicyPreconditions.alreadyResident(NAME, key);
-        }
+        PolicyLists.addNew(NAME, nodesByKey, key, window);
         sketch.increment(key);
-        KeyNode node = new KeyNode(key);
-        nodesByKey.putIfAbsent(key, node);
-        window.addNewest(node);
         while (window.size() > windowCapacity) {
             KeyNode candidate = window.oldest();
             window.remove(candidate);
@@ -128,9 +122,7 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
 
     @Override
     public void onRemove(long key) {
-        KeyNode node = resident(key, "onRemove");
-        node.list.remove(node);
-        nodesByKey.remove(key);
+        PolicyLists.removeResident(NAME, nodesByKey, key);
     }
 
     private KeyNode resident(long key, String operation) {
