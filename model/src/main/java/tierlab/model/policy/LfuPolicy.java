@@ -88,10 +88,8 @@ public final class LfuPolicy implements ReplacementPolicy {
         }
         Entry entry = new Entry(key);
         entry.count = 1;
-        entry.lastUse = useSequence++;
         entriesByKey.putIfAbsent(key, entry);
-        byVictimOrder.add(entry);
-        countReference();
+        markUsed(entry);
     }
 
     @Override
@@ -101,6 +99,11 @@ public final class LfuPolicy implements ReplacementPolicy {
         if (entry.count < Integer.MAX_VALUE) {
             entry.count++;
         }
+        markUsed(entry);
+    }
+
+    /** An insert or a hit: the entry (out of the victim order) is the newest use at its count, and the aging clock ticks. */
+    private void markUsed(Entry entry) {
         entry.lastUse = useSequence++;
         byVictimOrder.add(entry);
         countReference();
