@@ -36,7 +36,7 @@ import tierlab.model.util.OffsetTable;
  * own sketch increment before the duel (here it comes after, so an estimate can differ by one
  * colliding increment).
  */
-public final class WTinyLfuPolicy implements ReplacementPolicy {
+public final class WTinyLfuPolicy extends NamedPolicy {
 
     public static final String NAME = "w-tinylfu";
 
@@ -57,6 +57,7 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
 
     public WTinyLfuPolicy(long capacityEntries, double windowRatio, double protectedRatio, double agingFactor,
                           boolean doorkeeper) {
+        super(NAME);
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
@@ -92,12 +93,7 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
+    void insert(long key, long groupId, int positionInGroup) {
         PolicyLists.addNew(NAME, nodesByKey, key, window);
         sketch.increment(key);
         while (window.size() > windowCapacity) {
@@ -109,14 +105,12 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
 
     @Override
     public void onAccess(long key) {
-        KeyNode node = resident(key, "onAccess");
+        KeyNode node = PolicyLists.resident(NAME, nodesByKey, key, "onAccess");
         sketch.increment(key);
         if (node.list == window) {
             window.moveToNewest(node);
-        } else if (node.list == protectedSegment) {
-            protectedSegment.moveToNewest(node);
         } else {
-            PolicyLists.promoteToProtected(node, probation, protectedSegment, protectedCapacity);
+            PolicyLists.segmentedHit(node, probation, protectedSegment, protectedCapacity);
         }
     }
 
@@ -125,16 +119,9 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
         PolicyLists.removeResident(NAME, nodesByKey, key);
     }
 
-    private KeyNode resident(long key, String operation) {
-        return PolicyLists.resident(NAME, nodesByKey, key, operation);
-    }
-
     @Override
     public long selectVictim(LongPredicate evictable) {
-        long mainVictim = PolicyLists.oldestEvictable(probation, evictable);
-        if (mainVictim == NO_VICTIM) {
-            mainVictim = PolicyLists.oldestEvictable(protectedSegment, evictable);
-        }
+        long mainVictim = PolicyLists.oldestEvictable(probation, protectedSegment, evictable);
         if (window.size() < windowCapacity || mainVictim == NO_VICTIM) {
             return mainVictim != NO_VICTIM ? mainVictim : PolicyLists.oldestEvictable(window, evictable);
         }
