@@ -18,9 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import tierlab.engine.uring.Errno;
-import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.StoragePort;
 
@@ -59,12 +57,10 @@ public final class FileChannelBackend implements StoragePort {
     private final ThreadGroupMarker workerMarker = new ThreadGroupMarker();
     private final String arenaUser;
     private final BackendCounters counters = new BackendCounters();
-    private final FailureLog failures = new FailureLog();
-    private final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
-    private final java.util.concurrent.atomic.AtomicBoolean firstSinkException = new java.util.concurrent.atomic.AtomicBoolean();
+    private final SinkDelivery delivery = new SinkDelivery(LOG, counters);
+    private final SubmitGate gate = new SubmitGate();
     /** The channel used for I/O: the real one, or a closed one after {@link #poisonFileDescriptorForTest()}. */
     private volatile FileChannel channel;
-    private boolean closed; // guarded by closeLock
 
     /** Marks the pool's threads so close() can refuse to run on one of them (it would wait for itself). */
     private static final class ThreadGroupMarker {
@@ -148,22 +144,12 @@ public final class FileChannelBackend implements StoragePort {
 
     @Override
     public void submit(List<? extends IoOp.L2Op> ops, CompletionSink sink) {
-        IoOp.L2Op[] snapshot = OpValidation.acceptSubmission(ops, sink, counters);
-        if (snapshot.length == 0) {
-            return;
-        }
-        closeLock.readLock().lock();
-        try {
-            if (!closed) {
-                for (IoOp.L2Op op : snapshot) {
-                    workers.execute(() -> perform(op, sink));
-                }
-                return;
+        IoOp.L2Op[] refused = gate.submit(ops, sink, counters, snapshot -> {
+            for (IoOp.L2Op op : snapshot) {
+                workers.execute(() -> perform(op, sink));
             }
-        } finally {
-            closeLock.readLock().unlock();
-        }
-        for (IoOp.L2Op op : snapshot) {
+        });
+        for (IoOp.L2Op op : refused) {
             deliver(op, sink, Errno.ECLOSED, "the filechannel backend on " + path + " is closed; the op never reached the device");
         }
     }
@@ -224,29 +210,7 @@ public final class FileChannelBackend implements StoragePort {
     }
 
     private void deliver(IoOp.L2Op op, CompletionSink sink, String errorName, String message) {
-        IoCompletion completion;
-        if (errorName == null) {
-            completion = IoCompletion.ok(op.ticket());
-            counters.bytesTransferred.add(op.lengthBytes());
-        } else {
-            completion = IoCompletion.failed(op.ticket(), errorName);
-            counters.errors.increment();
-            failures.add(new IoFailure(op.ticket(), errorName, message));
-        }
-        counters.opsCompleted.increment();
-        try {
-            sink.completed(op, completion);
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Throwable t) {
-            // The first one with its stack trace, later ones in one line: a broken sink must not flood the log.
-            counters.sinkExceptions.increment();
-            if (firstSinkException.compareAndSet(false, true)) {
-                LOG.log(System.Logger.Level.WARNING, "completion sink threw for ticket " + op.ticket(), t);
-            } else {
-                LOG.log(System.Logger.Level.WARNING, "completion sink threw for ticket " + op.ticket() + ": " + t);
-            }
-        }
+        delivery.deliver(op, sink, errorName, message);
     }
 
     public IoCounters counters() {
@@ -254,7 +218,7 @@ public final class FileChannelBackend implements StoragePort {
     }
 
     public List<IoFailure> recentFailures() {
-        return failures.snapshot();
+        return delivery.recentFailures();
     }
 
     /** Whether the file was opened with DIRECT. */
@@ -288,14 +252,8 @@ public final class FileChannelBackend implements StoragePort {
             throw new IllegalStateException("close() called from a completion sink on " + Thread.currentThread().getName()
                     + ": the pool cannot wait for itself; close from another thread");
         }
-        closeLock.writeLock().lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        } finally {
-            closeLock.writeLock().unlock();
+        if (!gate.close()) {
+            return;
         }
         workers.shutdown();
         boolean interrupted = false;

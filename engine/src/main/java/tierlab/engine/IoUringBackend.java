@@ -6,15 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import tierlab.engine.UringRing.Batch;
 import tierlab.engine.UringRing.OpState;
 import tierlab.engine.uring.Errno;
 import tierlab.engine.uring.IoUringProbe;
 import tierlab.engine.uring.UringAvailability;
-import tierlab.model.io.IoCompletion;
 import tierlab.model.io.IoOp;
 import tierlab.model.io.StoragePort;
 
@@ -73,13 +70,11 @@ public final class IoUringBackend implements StoragePort {
     private final String arenaUser;
     private final UringRing[] rings;
     final BackendCounters counters = new BackendCounters();
-    private final FailureLog failures = new FailureLog();
-    private final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
+    private final SinkDelivery delivery = new SinkDelivery(LOG, counters);
+    private final SubmitGate gate = new SubmitGate();
     private final AtomicInteger nextRing = new AtomicInteger();
-    private final AtomicBoolean firstSinkException = new AtomicBoolean();
     /** The fd written into SQEs: the L2 file's, or an invalid one after {@link #poisonFileDescriptorForTest()}. */
     private volatile int ioFd;
-    private boolean closed; // guarded by closeLock
 
     private IoUringBackend(NativeL2File file, PinnedArena arena, IoUringSettings settings) throws IOException {
         this.settings = settings;
@@ -156,22 +151,12 @@ public final class IoUringBackend implements StoragePort {
 
     @Override
     public void submit(List<? extends IoOp.L2Op> ops, CompletionSink sink) {
-        IoOp.L2Op[] snapshot = OpValidation.acceptSubmission(ops, sink, counters);
-        if (snapshot.length == 0) {
-            return;
-        }
-        closeLock.readLock().lock();
-        try {
-            if (!closed) {
-                UringRing ring = pickRing();
-                ring.inbox.add(new Batch(snapshot, sink));
-                ring.wake();
-                return;
-            }
-        } finally {
-            closeLock.readLock().unlock();
-        }
-        for (IoOp.L2Op op : snapshot) {
+        IoOp.L2Op[] refused = gate.submit(ops, sink, counters, snapshot -> {
+            UringRing ring = pickRing();
+            ring.inbox.add(new Batch(snapshot, sink));
+            ring.wake();
+        });
+        for (IoOp.L2Op op : refused) {
             OpState state = new OpState(op, sink);
             state.fail(Errno.ECLOSED, "the io_uring backend on " + file.path() + " is closed; the op never reached the device");
             deliver(state);
@@ -196,7 +181,7 @@ public final class IoUringBackend implements StoragePort {
 
     /** The last {@value FailureLog#CAPACITY} failures with their messages, oldest first. */
     public List<IoFailure> recentFailures() {
-        return failures.snapshot();
+        return delivery.recentFailures();
     }
 
     /** Per ring: whether the arena is registered as fixed buffers, or why not. */
@@ -255,14 +240,8 @@ public final class IoUringBackend implements StoragePort {
                         + ": a ring cannot wait for its own completions; close from another thread");
             }
         }
-        closeLock.writeLock().lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        } finally {
-            closeLock.writeLock().unlock();
+        if (!gate.close()) {
+            return;
         }
         // No submit can enqueue any more. Each ring finishes what it accepted, then tears down.
         for (UringRing ring : rings) {
@@ -299,29 +278,6 @@ public final class IoUringBackend implements StoragePort {
 
     /** Reports one finished op to its sink, after counting it. Runs on a ring thread (or the submitter, for ECLOSED). */
     void deliver(OpState state) {
-        IoOp.L2Op op = state.op;
-        IoCompletion completion;
-        if (state.errorName == null) {
-            completion = IoCompletion.ok(op.ticket());
-            counters.bytesTransferred.add(op.lengthBytes());
-        } else {
-            completion = IoCompletion.failed(op.ticket(), state.errorName);
-            counters.errors.increment();
-            failures.add(new IoFailure(op.ticket(), state.errorName, state.errorMessage));
-        }
-        counters.opsCompleted.increment();
-        try {
-            state.sink.completed(op, completion);
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Throwable t) {
-            // A throwing sink must not take the ring (and every other op on it) down with it.
-            counters.sinkExceptions.increment();
-            if (firstSinkException.compareAndSet(false, true)) {
-                LOG.log(System.Logger.Level.WARNING, "completion sink threw for ticket " + op.ticket(), t);
-            } else {
-                LOG.log(System.Logger.Level.WARNING, "completion sink threw for ticket " + op.ticket() + ": " + t);
-            }
-        }
+        delivery.deliver(state.op, state.sink, state.errorName, state.errorMessage);
     }
 }

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.cli.Main;
+import tierlab.hunt.testkit.CommandRun;
 
 /**
  * Every {@code --help} prints help and exits 0 (the launcher's own commands and
@@ -86,26 +87,11 @@ class HelpAndPathsTest {
                   l2CapacityGiB: 0.01
                 seeds: [1]
                 """);
-        String before = System.getProperty(CallerPaths.CALLER_DIR_PROPERTY);
-        System.setProperty(CallerPaths.CALLER_DIR_PROPERTY, caller.toString());
-        try {
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            CommandLine commandLine = Main.newCommandLine();
-            commandLine.setOut(new PrintWriter(out));
-            commandLine.setErr(new PrintWriter(err));
-            int code = commandLine.execute("run", "mine.yaml", "--out", "results/mine", "-q");
-            System.out.println("from " + caller + ": exit " + code + "; " + out.toString().strip().lines().reduce((a, b) -> b).orElse(""));
-            assertEquals(0, code, err.toString());
-            assertTrue(Files.isRegularFile(caller.resolve("results/mine/results.csv")), out.toString());
-            assertFalse(Files.exists(Path.of("results/mine")), "written below the working folder instead");
-        } finally {
-            if (before == null) {
-                System.clearProperty(CallerPaths.CALLER_DIR_PROPERTY);
-            } else {
-                System.setProperty(CallerPaths.CALLER_DIR_PROPERTY, before);
-            }
-        }
+        CommandRun run = runFrom(caller, "run", "mine.yaml", "--out", "results/mine", "-q");
+        System.out.println("from " + caller + ": exit " + run.exitCode() + "; " + run.out().strip().lines().reduce((a, b) -> b).orElse(""));
+        assertEquals(0, run.exitCode(), run.err());
+        assertTrue(Files.isRegularFile(caller.resolve("results/mine/results.csv")), run.out());
+        assertFalse(Files.exists(Path.of("results/mine")), "written below the working folder instead");
     }
 
     /** The hunt's --replay and --out are the caller's too (the default out/hunt stays in the repository). */
@@ -118,19 +104,19 @@ class HelpAndPathsTest {
             saved = files.filter(f -> f.toString().endsWith(".json")).sorted().findFirst().orElseThrow();
         }
         Files.copy(saved, caller.resolve("failure.json"));
+        CommandRun run = runFrom(caller, "hunt", "--replay", "failure.json");
+        assertFalse(run.err().contains("NoSuchFile") || run.err().contains("no such file"),
+                "the replay file was looked for below the working folder: " + run.err());
+        assertTrue(run.exitCode() == 0 || run.exitCode() == 1, "exit " + run.exitCode() + ": " + run.err());
+        assertTrue((run.out() + run.err()).contains("failure.json"), run.out() + " / " + run.err());
+    }
+
+    /** Runs the command line as the launcher does when it is called from {@code caller}, then puts the caller property back. */
+    private static CommandRun runFrom(Path caller, String... args) {
         String before = System.getProperty(CallerPaths.CALLER_DIR_PROPERTY);
         System.setProperty(CallerPaths.CALLER_DIR_PROPERTY, caller.toString());
         try {
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            CommandLine commandLine = Main.newCommandLine();
-            commandLine.setOut(new PrintWriter(out));
-            commandLine.setErr(new PrintWriter(err));
-            int code = commandLine.execute("hunt", "--replay", "failure.json");
-            assertFalse(err.toString().contains("NoSuchFile") || err.toString().contains("no such file"),
-                    "the replay file was looked for below the working folder: " + err);
-            assertTrue(code == 0 || code == 1, "exit " + code + ": " + err);
-            assertTrue((out.toString() + err.toString()).contains("failure.json"), out + " / " + err);
+            return CommandRun.of(Main.newCommandLine(), args);
         } finally {
             if (before == null) {
                 System.clearProperty(CallerPaths.CALLER_DIR_PROPERTY);

@@ -4,10 +4,10 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import tierlab.model.testkit.ReferenceLru;
 
 /**
  * Independent, deliberately plain implementations of five replacement policies, written from their
@@ -20,23 +20,9 @@ final class ReferenceCaches {
     private ReferenceCaches() {
     }
 
-    /** LRU: a LinkedHashMap in access order evicting its eldest entry. */
+    /** LRU: the testkit's reference LRU, a LinkedHashMap in access order evicting its eldest entry. */
     static long lruHits(long[] references, int capacity) {
-        LinkedHashMap<Long, Boolean> cache = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
-                return size() > capacity;
-            }
-        };
-        long hits = 0;
-        for (long key : references) {
-            if (cache.get(key) != null) {
-                hits++;
-            } else {
-                cache.put(key, Boolean.TRUE);
-            }
-        }
-        return hits;
+        return ReferenceLru.hits(references, capacity);
     }
 
     /** FIFO: a queue of insertions and a set of residents; a hit changes nothing. */

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -16,7 +15,6 @@ import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
 import tierlab.engine.live.LiveComputeContext;
 import tierlab.engine.live.LiveRuntime;
-import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.io.ComputePort;
 import tierlab.model.io.IoCompletion;
@@ -30,7 +28,7 @@ import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.L2Pool;
 import tierlab.model.store.TieredStore;
-import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.PromptMix;
 import tierlab.model.testkit.TestDirectories;
 import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
@@ -163,16 +161,6 @@ class ComputePortPassedInTest {
 
     /** 60 requests over 12 prompts of 3 to 7 blocks, so later ones hit what earlier ones saved. */
     private static List<RequestSpec> requests() {
-        SplittableRandom random = new SplittableRandom(77);
-        List<RequestSpec> requests = new ArrayList<>();
-        long t = 0;
-        for (int i = 0; i < 60; i++) {
-            int prompt = random.nextInt(12);
-            int blocks = 3 + prompt % 5;
-            List<BlockKey> chain = BlockChains.ofPrompt(prompt, blocks);
-            t += random.nextInt(200_000);
-            requests.add(new RequestSpec(i, t, blocks * 16L + 5, 1 + random.nextInt(3), chain));
-        }
-        return requests;
+        return PromptMix.requests(77, 60, 12, 5, 200_000);
     }
 }

@@ -4,15 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tierlab.engine.PinnedArena;
 import tierlab.engine.StoragePorts;
 import tierlab.engine.live.LiveRuntime;
-import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.io.ComputeTiming;
 import tierlab.model.io.StoragePort;
@@ -22,7 +19,7 @@ import tierlab.model.serving.ServingEngine;
 import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
-import tierlab.model.testkit.BlockChains;
+import tierlab.model.testkit.PromptMix;
 import tierlab.model.testkit.TinyModel;
 import tierlab.model.trace.DecisionTrace;
 
@@ -53,16 +50,7 @@ class CudaLiveRunTest {
         Geometry geometry = TinyModel.smallGeometry();
         long block = geometry.blockBytes();
         StoreSettings settings = StoreSettings.defaults(geometry, 48 * block, 1_024 * block);
-        List<RequestSpec> requests = new ArrayList<>();
-        SplittableRandom random = new SplittableRandom(2027);
-        long t = 0;
-        for (int i = 0; i < 200; i++) {
-            int prompt = random.nextInt(30);
-            int blocks = 3 + prompt % 8;
-            List<BlockKey> chain = BlockChains.ofPrompt(prompt, blocks);
-            t += random.nextInt(300_000);
-            requests.add(new RequestSpec(i, t, blocks * 16L + 5, 1 + random.nextInt(3), chain));
-        }
+        List<RequestSpec> requests = PromptMix.requests(2027, 200, 30, 8, 300_000);
         FakeCuda cuda = new FakeCuda(true);
         try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false)) {
             try (CudaCopyPort copies = new CudaCopyPort(cuda, 0, arena, geometry.laneBytes(), geometry.tp(), true);

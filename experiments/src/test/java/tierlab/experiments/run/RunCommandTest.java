@@ -64,9 +64,7 @@ class RunCommandTest {
             """;
 
     private Path write(String name, String text) throws IOException {
-        Path file = folder.resolve(name);
-        Files.writeString(file, text);
-        return file;
+        return Files.writeString(folder.resolve(name), text);
     }
 
     @Test

@@ -42,18 +42,11 @@ class SizeLimitsTest {
             gpuKvBlocks Long.MAX     | scheduler: {gpuKvBlocks: 9223372036854775807}         | scheduler.gpuKvBlocks: 9,223,372,036,854,775,807 GPU blocks need more than 8 EiB of heap
             """)
     void aSizeThisMachineCannotHoldIsOneLineNamingTheFieldAndTheLimit(String name, String section, String expected) throws IOException {
-        long start = System.nanoTime();
-        CommandRun run = runFile("name: sized\nworkload: {type: long-prefill, prompts: 4, promptTokens: 500}\n" + section + "\n");
-        long tookMs = (System.nanoTime() - start) / 1_000_000;
-        assertEquals(1, run.exitCode(), run.out());
-        String err = run.err().strip();
-        assertEquals(1, err.lines().count(), err);
+        String err = refusedInOneLine(name, "name: sized\nworkload: {type: long-prefill, prompts: 4, promptTokens: 500}\n" + section + "\n");
         assertTrue(err.contains(expected), err);
         assertTrue(err.contains("at most") || err.contains("more than 8 EiB"), "the limit is named: " + err);
         assertFalse(err.contains("Exception"), err);
         assertFalse(Files.exists(folder.resolve("out")));
-        assertTrue(tookMs < 5_000, name + " refused in " + tookMs + " ms");
-        System.out.printf("%s refused in %d ms: %s%n", name, tookMs, err);
     }
 
     /** Siblings found on the way: generated workloads were drawn until the heap ran out. */
@@ -64,14 +57,21 @@ class SizeLimitsTest {
             two billion synthetic    | workload: {type: synthetic, synthetic: {requestCount: 2000000000, arrivals: {kind: poisson, ratePerSecond: 10}, promptTokens: {kind: fixed, tokens: 100}, outputTokens: {kind: fixed, tokens: 1}}} | workload.synthetic.requestCount: 2,000,000,000 requests of up to 100 tokens need
             """)
     void aWorkloadThisMachineCannotHoldIsOneLineNamingTheField(String name, String workload, String expected) throws IOException {
+        String err = refusedInOneLine(name, "name: sized\n" + workload + "\n");
+        assertTrue(err.contains(expected) && err.contains("this JVM may use"), err);
+    }
+
+    /** Runs {@code text} as an experiment file that must be refused at once: exit 1, one line on stderr, within 5 s; returns the line. */
+    private String refusedInOneLine(String name, String text) throws IOException {
         long start = System.nanoTime();
-        CommandRun run = runFile("name: sized\n" + workload + "\n");
+        CommandRun run = runFile(text);
         long tookMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(1, run.exitCode(), run.out());
         String err = run.err().strip();
         assertEquals(1, err.lines().count(), err);
-        assertTrue(err.contains(expected) && err.contains("this JVM may use"), err);
         assertTrue(tookMs < 5_000, name + " refused in " + tookMs + " ms");
+        System.out.printf("%s refused in %d ms: %s%n", name, tookMs, err);
+        return err;
     }
 
     @Test

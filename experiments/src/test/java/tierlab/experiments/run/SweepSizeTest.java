@@ -31,9 +31,7 @@ class SweepSizeTest {
     }
 
     private Path write(String name, String text) throws IOException {
-        Path file = folder.resolve(name);
-        Files.writeString(file, text);
-        return file;
+        return Files.writeString(folder.resolve(name), text);
     }
 
     @Test

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tierlab.experiments.ReplayCommand;
 import tierlab.hunt.testkit.CommandRun;
+import tierlab.model.testkit.ReferenceLru;
 import tierlab.workload.AzureSynthesis;
 import tierlab.workload.AzureTraceReader;
 import tierlab.workload.QwenTraceReader;
@@ -61,8 +62,8 @@ class TraceWorkloadsRunTest {
         // The curves replay the whole trace at its own 16-token blocks (the run's 32-token blocks and
         // requestLimit shape the simulated runs only).
         RequestTrace trace = QwenTraceReader.read(DATA.resolve("qwen_format_sample.jsonl"));
-        assertEquals(lruHits(trace.flattenedReferences(), 200), hits.get("lru@200"));
-        assertEquals(lruHits(trace.flattenedReferences(), 2000), hits.get("lru@2000"));
+        assertEquals(ReferenceLru.hits(trace.flattenedReferences(), 200), hits.get("lru@200"));
+        assertEquals(ReferenceLru.hits(trace.flattenedReferences(), 2000), hits.get("lru@2000"));
         assertTrue(Files.readString(out.resolve("run.json")).contains("qwen_format_sample.jsonl"), "the trace's SHA-256 is recorded");
     }
 
@@ -93,7 +94,7 @@ class TraceWorkloadsRunTest {
                 + " followUpProbability=0.9 followUpWindow=32"), results.lines().limit(2).toList().toString());
         RequestTrace trace = AzureTraceReader.read(DATA.resolve("azure_llm_inference_2023_conv_first1000.csv"),
                 new AzureSynthesis(7, 16, 64, 1.0, 4096, 0.9, 32));
-        assertEquals(lruHits(trace.flattenedReferences(), 1000), missRatioHits(out.resolve("miss-ratio.csv")).get("lru@1000"));
+        assertEquals(ReferenceLru.hits(trace.flattenedReferences(), 1000), missRatioHits(out.resolve("miss-ratio.csv")).get("lru@1000"));
     }
 
     @Test
@@ -117,8 +118,8 @@ class TraceWorkloadsRunTest {
         List<String> lines = Files.readAllLines(out.resolve("miss-ratio.csv"));
         assertEquals("trace,policy,capacity_blocks,references,hits,misses,hit_ratio,miss_ratio", lines.getFirst());
         assertEquals(5, lines.size(), "two traces x two policies x one capacity");
-        long qwenLru = lruHits(QwenTraceReader.read(DATA.resolve("qwen_format_sample.jsonl")).flattenedReferences(), 300);
-        long azureLru = lruHits(AzureTraceReader.read(DATA.resolve("azure_llm_inference_2023_code_first1000.csv"),
+        long qwenLru = ReferenceLru.hits(QwenTraceReader.read(DATA.resolve("qwen_format_sample.jsonl")).flattenedReferences(), 300);
+        long azureLru = ReferenceLru.hits(AzureTraceReader.read(DATA.resolve("azure_llm_inference_2023_code_first1000.csv"),
                 AzureSynthesis.DEFAULT).flattenedReferences(), 300);
         assertTrue(lines.get(1).startsWith("qwen_format_sample.jsonl,lru,300,31571," + qwenLru + ","), lines.get(1));
         assertTrue(lines.get(3).startsWith("azure_llm_inference_2023_code_first1000.csv,lru,300,"), lines.get(3));
@@ -220,23 +221,6 @@ class TraceWorkloadsRunTest {
             String[] cells = line.split(",");
             hits.put(cells[header.indexOf("policy")] + "@" + cells[header.indexOf("capacity_blocks")],
                     Long.parseLong(cells[header.indexOf("hits")]));
-        }
-        return hits;
-    }
-
-    /** An LRU of {@code capacity} blocks written here, independently of the policies under test. */
-    private static long lruHits(long[] references, int capacity) {
-        Map<Long, Boolean> lru = new LinkedHashMap<>(16, 0.75f, true);
-        long hits = 0;
-        for (long reference : references) {
-            if (lru.get(reference) != null) {
-                hits++;
-            } else {
-                if (lru.size() == capacity) {
-                    lru.remove(lru.keySet().iterator().next());
-                }
-                lru.put(reference, Boolean.TRUE);
-            }
         }
         return hits;
     }

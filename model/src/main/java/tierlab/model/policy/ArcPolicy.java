@@ -32,7 +32,7 @@ import tierlab.model.util.OffsetTable;
  * </ul>
  * The store may hold more than c resident keys; ARC then still orders them, with B1 empty.
  */
-public final class ArcPolicy implements ReplacementPolicy {
+public final class ArcPolicy extends NamedPolicy {
 
     public static final String NAME = "arc";
 
@@ -47,6 +47,7 @@ public final class ArcPolicy implements ReplacementPolicy {
     private long targetT1Size;
 
     public ArcPolicy(long capacityEntries) {
+        super(NAME);
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
@@ -59,13 +60,7 @@ public final class ArcPolicy implements ReplacementPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
+    void insert(long key, long groupId, int positionInGroup) {
         KeyNode node = PolicyLists.addIfUnknown(nodesByKey, key, t1);
         if (node == null) {
             // A new key, now the newest in T1; the ghost lists are trimmed below as after any insert.

@@ -22,7 +22,7 @@ import tierlab.model.util.LongMap;
  * <p>Ties (in practice: several keys never used again) go to the larger key, so the choice is
  * deterministic. The reference array is shared with the caller, not copied; it must not change.
  */
-public final class BeladyPolicy implements ReplacementPolicy {
+public final class BeladyPolicy extends NamedPolicy {
 
     public static final String NAME = "belady";
 
@@ -52,6 +52,7 @@ public final class BeladyPolicy implements ReplacementPolicy {
     private int cursor;
 
     public BeladyPolicy(long[] references) {
+        super(NAME);
         if (references == null) {
             throw new IllegalArgumentException("policy 'belady' needs futureReferences (the future trace)");
         }
@@ -82,13 +83,7 @@ public final class BeladyPolicy implements ReplacementPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
+    void insert(long key, long groupId, int positionInGroup) {
         if (rankByKey.get(key) != null) {
             throw PolicyPreconditions.alreadyResident(NAME, key);
         }

@@ -51,24 +51,24 @@ final class KeyList {
 
     /** Links a detached node at the head. */
     void addNewest(KeyNode node) {
-        KeyNode previousNewest = sentinel.older;
-        node.older = previousNewest;
-        node.newer = sentinel;
-        previousNewest.newer = node;
-        sentinel.older = node;
+        linkBetween(node, sentinel.older, sentinel);
         node.list = this;
         size++;
     }
 
     /** Links a detached node at the tail, so it is the next eviction candidate. */
     void addOldest(KeyNode node) {
-        KeyNode previousOldest = sentinel.newer;
-        node.newer = previousOldest;
-        node.older = sentinel;
-        previousOldest.older = node;
-        sentinel.newer = node;
+        linkBetween(node, sentinel, sentinel.newer);
         node.list = this;
         size++;
+    }
+
+    /** Puts an unlinked node between two neighbours ({@code older.newer == newer}); the sentinel may be either. */
+    private static void linkBetween(KeyNode node, KeyNode older, KeyNode newer) {
+        node.older = older;
+        node.newer = newer;
+        older.newer = node;
+        newer.older = node;
     }
 
     /** Unlinks a node that is on this list and leaves it detached. */
@@ -88,11 +88,7 @@ final class KeyList {
         }
         node.older.newer = node.newer;
         node.newer.older = node.older;
-        KeyNode previousNewest = sentinel.older;
-        node.older = previousNewest;
-        node.newer = sentinel;
-        previousNewest.newer = node;
-        sentinel.older = node;
+        linkBetween(node, sentinel.older, sentinel);
     }
 
     /**

@@ -22,7 +22,7 @@ import tierlab.model.util.OffsetTable;
  * <p>Keys live in a tree ordered by (count, last use), so insert, hit and remove are O(log n) and a
  * halving is O(n log n) once per {@code agingFactor × capacity} references.
  */
-public final class LfuPolicy implements ReplacementPolicy {
+public final class LfuPolicy extends NamedPolicy {
 
     public static final String NAME = "lfu";
 
@@ -53,6 +53,7 @@ public final class LfuPolicy implements ReplacementPolicy {
     private long halvings;
 
     public LfuPolicy(long capacityEntries, double agingFactor) {
+        super(NAME);
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
@@ -76,22 +77,14 @@ public final class LfuPolicy implements ReplacementPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
+    void insert(long key, long groupId, int positionInGroup) {
         if (entriesByKey.get(key) != null) {
             throw PolicyPreconditions.alreadyResident(NAME, key);
         }
         Entry entry = new Entry(key);
         entry.count = 1;
-        entry.lastUse = useSequence++;
         entriesByKey.putIfAbsent(key, entry);
-        byVictimOrder.add(entry);
-        countReference();
+        markUsed(entry);
     }
 
     @Override
@@ -101,6 +94,11 @@ public final class LfuPolicy implements ReplacementPolicy {
         if (entry.count < Integer.MAX_VALUE) {
             entry.count++;
         }
+        markUsed(entry);
+    }
+
+    /** An insert or a hit: the entry (out of the victim order) is the newest use at its count, and the aging clock ticks. */
+    private void markUsed(Entry entry) {
         entry.lastUse = useSequence++;
         byVictimOrder.add(entry);
         countReference();

@@ -82,11 +82,15 @@ final class PolicyLists {
     }
 
     /**
-     * The segmented-LRU promotion (slru, and w-tinylfu's main space): a probation key that is hit
-     * becomes the newest protected key, and the oldest protected keys beyond {@code protectedCapacity}
-     * go back to probation as its newest, keeping their second chance.
+     * A hit in a segmented-LRU space (slru, and w-tinylfu's main space): a protected key becomes the
+     * newest protected key; a probation key is promoted to newest protected, and the oldest protected
+     * keys beyond {@code protectedCapacity} go back to probation as its newest, keeping their second chance.
      */
-    static void promoteToProtected(KeyNode node, KeyList probation, KeyList protectedSegment, long protectedCapacity) {
+    static void segmentedHit(KeyNode node, KeyList probation, KeyList protectedSegment, long protectedCapacity) {
+        if (node.list == protectedSegment) {
+            protectedSegment.moveToNewest(node);
+            return;
+        }
         probation.remove(node);
         protectedSegment.addNewest(node);
         while (protectedSegment.size() > protectedCapacity) {
@@ -110,5 +114,25 @@ final class PolicyLists {
         nodesByKey.putIfAbsent(key, node);
         newKeys.addNewest(node);
         return null;
+    }
+
+    /**
+     * The insert step of the policies without ghost lists (slru, w-tinylfu): the key must not be
+     * known yet; its new node goes newest into {@code newKeys}.
+     */
+    static void addNew(String policyName, OffsetTable<KeyNode> nodesByKey, long key, KeyList newKeys) {
+        if (nodesByKey.get(key) != null) {
+            throw PolicyPreconditions.alreadyResident(policyName, key);
+        }
+        KeyNode node = new KeyNode(key);
+        nodesByKey.putIfAbsent(key, node);
+        newKeys.addNewest(node);
+    }
+
+    /** The remove step of the policies without ghost lists: a resident key leaves its list and the table. */
+    static void removeResident(String policyName, OffsetTable<KeyNode> nodesByKey, long key) {
+        KeyNode node = resident(policyName, nodesByKey, key, "onRemove");
+        node.list.remove(node);
+        nodesByKey.remove(key);
     }
 }

@@ -22,7 +22,7 @@ import tierlab.model.util.OffsetTable;
  * is forgotten, so a later insert under the same group id starts a new, newer group. This keeps
  * memory bounded when every insert is its own group (as in the single-block cache replay).
  */
-public final class PrefixLruPolicy implements ReplacementPolicy {
+public final class PrefixLruPolicy extends NamedPolicy {
 
     public static final String NAME = "prefix-lru";
 
@@ -73,14 +73,12 @@ public final class PrefixLruPolicy implements ReplacementPolicy {
     private long nextEpoch;
     private long nextInsertionSeq;
 
-    @Override
-    public String name() {
-        return NAME;
+    public PrefixLruPolicy() {
+        super(NAME);
     }
 
     @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
+    void insert(long key, long groupId, int positionInGroup) {
         if (residentsByKey.get(key) != null) {
             throw PolicyPreconditions.alreadyResident(NAME, key);
         }

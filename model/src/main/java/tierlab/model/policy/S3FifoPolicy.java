@@ -43,7 +43,7 @@ import tierlab.model.util.OffsetTable;
  * <p>The victim is not removed here: when the store reports {@link #onRemove}, a key from small
  * enters the ghost queue and a key from main is forgotten.
  */
-public final class S3FifoPolicy implements ReplacementPolicy {
+public final class S3FifoPolicy extends NamedPolicy {
 
     public static final String NAME = "s3-fifo";
 
@@ -77,6 +77,7 @@ public final class S3FifoPolicy implements ReplacementPolicy {
     }
 
     public S3FifoPolicy(long capacityEntries, double smallRatio, double ghostRatio, int moveToMainThreshold) {
+        super(NAME);
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
@@ -123,13 +124,7 @@ public final class S3FifoPolicy implements ReplacementPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
+    void insert(long key, long groupId, int positionInGroup) {
         KeyNode node = PolicyLists.addIfUnknown(nodesByKey, key, small);
         if (node == null) {
             return;

@@ -18,7 +18,7 @@ import tierlab.model.util.OffsetTable;
  * must find a victim if any evictable key exists. A first sweep that meets no evictable key at all
  * ends the search at once, and then nothing has changed.
  */
-public final class SievePolicy implements ReplacementPolicy {
+public final class SievePolicy extends NamedPolicy {
 
     public static final String NAME = "sieve";
 
@@ -27,14 +27,12 @@ public final class SievePolicy implements ReplacementPolicy {
     /** Where the next search starts; {@code null} means at the tail. */
     private KeyNode hand;
 
-    @Override
-    public String name() {
-        return NAME;
+    public SievePolicy() {
+        super(NAME);
     }
 
     @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
+    void insert(long key, long groupId, int positionInGroup) {
         KeyNode node = new KeyNode(key);
         if (nodesByKey.putIfAbsent(key, node) != null) {
             throw PolicyPreconditions.alreadyResident(NAME, key);

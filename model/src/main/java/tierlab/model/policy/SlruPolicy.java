@@ -18,7 +18,7 @@ import tierlab.model.util.OffsetTable;
  * least recent evictable key taken. So a key used once can never push out a key used twice while
  * probation holds anything, which is what makes SLRU resist scans.
  */
-public final class SlruPolicy implements ReplacementPolicy {
+public final class SlruPolicy extends NamedPolicy {
 
     public static final String NAME = "slru";
 
@@ -32,6 +32,7 @@ public final class SlruPolicy implements ReplacementPolicy {
     private final long protectedCapacity;
 
     public SlruPolicy(long capacityEntries, double protectedRatio) {
+        super(NAME);
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
@@ -50,40 +51,19 @@ public final class SlruPolicy implements ReplacementPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
-        if (nodesByKey.get(key) != null) {
-            throw PolicyPreconditions.alreadyResident(NAME, key);
-        }
-        KeyNode node = new KeyNode(key);
-        nodesByKey.putIfAbsent(key, node);
-        probation.addNewest(node);
+    void insert(long key, long groupId, int positionInGroup) {
+        PolicyLists.addNew(NAME, nodesByKey, key, probation);
     }
 
     @Override
     public void onAccess(long key) {
-        KeyNode node = resident(key, "onAccess");
-        if (node.list == protectedSegment) {
-            protectedSegment.moveToNewest(node);
-            return;
-        }
-        PolicyLists.promoteToProtected(node, probation, protectedSegment, protectedCapacity);
+        PolicyLists.segmentedHit(PolicyLists.resident(NAME, nodesByKey, key, "onAccess"),
+                probation, protectedSegment, protectedCapacity);
     }
 
     @Override
     public void onRemove(long key) {
-        KeyNode node = resident(key, "onRemove");
-        node.list.remove(node);
-        nodesByKey.remove(key);
-    }
-
-    private KeyNode resident(long key, String operation) {
-        return PolicyLists.resident(NAME, nodesByKey, key, operation);
+        PolicyLists.removeResident(NAME, nodesByKey, key);
     }
 
     @Override

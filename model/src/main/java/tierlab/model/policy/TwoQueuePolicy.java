@@ -20,7 +20,7 @@ import tierlab.model.util.OffsetTable;
  * tuning, Kin = 25% and Kout = 50% of the page slots, is the default. As with S3-FIFO, the store may
  * drop a key outside an eviction; an A1in key still goes to A1out then.
  */
-public final class TwoQueuePolicy implements ReplacementPolicy {
+public final class TwoQueuePolicy extends NamedPolicy {
 
     public static final String NAME = "2q";
 
@@ -39,6 +39,7 @@ public final class TwoQueuePolicy implements ReplacementPolicy {
     private final long koutEntries;
 
     public TwoQueuePolicy(long capacityEntries, double kin, double kout) {
+        super(NAME);
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
@@ -64,13 +65,7 @@ public final class TwoQueuePolicy implements ReplacementPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
+    void insert(long key, long groupId, int positionInGroup) {
         KeyNode node = PolicyLists.addIfUnknown(nodesByKey, key, a1in);
         if (node == null) {
             return;

@@ -36,7 +36,7 @@ import tierlab.model.util.OffsetTable;
  * own sketch increment before the duel (here it comes after, so an estimate can differ by one
  * colliding increment).
  */
-public final class WTinyLfuPolicy implements ReplacementPolicy {
+public final class WTinyLfuPolicy extends NamedPolicy {
 
     public static final String NAME = "w-tinylfu";
 
@@ -57,6 +57,7 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
 
     public WTinyLfuPolicy(long capacityEntries, double windowRatio, double protectedRatio, double agingFactor,
                           boolean doorkeeper) {
+        super(NAME);
         if (capacityEntries < 1) {
             throw new IllegalArgumentException("capacityEntries must be >= 1, was " + capacityEntries);
         }
@@ -92,20 +93,9 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public void onInsert(long key, long groupId, int positionInGroup) {
-        PolicyPreconditions.checkInsertableKey(NAME, key);
-        if (nodesByKey.get(key) != null) {
-            throw PolicyPreconditions.alreadyResident(NAME, key);
-        }
+    void insert(long key, long groupId, int positionInGroup) {
+        PolicyLists.addNew(NAME, nodesByKey, key, window);
         sketch.increment(key);
-        KeyNode node = new KeyNode(key);
-        nodesByKey.putIfAbsent(key, node);
-        window.addNewest(node);
         while (window.size() > windowCapacity) {
             KeyNode candidate = window.oldest();
             window.remove(candidate);
@@ -115,34 +105,23 @@ public final class WTinyLfuPolicy implements ReplacementPolicy {
 
     @Override
     public void onAccess(long key) {
-        KeyNode node = resident(key, "onAccess");
+        KeyNode node = PolicyLists.resident(NAME, nodesByKey, key, "onAccess");
         sketch.increment(key);
         if (node.list == window) {
             window.moveToNewest(node);
-        } else if (node.list == protectedSegment) {
-            protectedSegment.moveToNewest(node);
         } else {
-            PolicyLists.promoteToProtected(node, probation, protectedSegment, protectedCapacity);
+            PolicyLists.segmentedHit(node, probation, protectedSegment, protectedCapacity);
         }
     }
 
     @Override
     public void onRemove(long key) {
-        KeyNode node = resident(key, "onRemove");
-        node.list.remove(node);
-        nodesByKey.remove(key);
-    }
-
-    private KeyNode resident(long key, String operation) {
-        return PolicyLists.resident(NAME, nodesByKey, key, operation);
+        PolicyLists.removeResident(NAME, nodesByKey, key);
     }
 
     @Override
     public long selectVictim(LongPredicate evictable) {
-        long mainVictim = PolicyLists.oldestEvictable(probation, evictable);
-        if (mainVictim == NO_VICTIM) {
-            mainVictim = PolicyLists.oldestEvictable(protectedSegment, evictable);
-        }
+        long mainVictim = PolicyLists.oldestEvictable(probation, protectedSegment, evictable);
         if (window.size() < windowCapacity || mainVictim == NO_VICTIM) {
             return mainVictim != NO_VICTIM ? mainVictim : PolicyLists.oldestEvictable(window, evictable);
         }

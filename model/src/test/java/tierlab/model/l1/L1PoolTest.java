@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 final class L1PoolTest {
 
@@ -109,26 +111,18 @@ final class L1PoolTest {
         assertShape(pool, 6, 1, 6);
     }
 
-    @Test
-    void releaseMergesWithTheLeftNeighbour() {
+    /** Page 3 after page 2 meets a free left neighbour; page 4 after page 5 a free right one. */
+    @ParameterizedTest(name = "page {0}, then its neighbour page {1}")
+    @CsvSource({"2, 3", "5, 4"})
+    void releaseMergesWithAFreeNeighbour(int firstPage, int neighbourPage) {
         L1Pool pool = new L1Pool(8 * PAGE);
         fillWithSinglePages(pool, 8);
-        pool.release(2 * PAGE, PAGE);
+        pool.release(firstPage * PAGE, PAGE);
         assertShape(pool, 1, 1, 1);
-        pool.release(3 * PAGE, PAGE); // left neighbour [2,3) is free
+        pool.release(neighbourPage * PAGE, PAGE);
         assertShape(pool, 2, 1, 2);
-        assertEquals(2 * PAGE, pool.allocate(2 * PAGE), "the merged range serves a two-page request");
-    }
-
-    @Test
-    void releaseMergesWithTheRightNeighbour() {
-        L1Pool pool = new L1Pool(8 * PAGE);
-        fillWithSinglePages(pool, 8);
-        pool.release(5 * PAGE, PAGE);
-        assertShape(pool, 1, 1, 1);
-        pool.release(4 * PAGE, PAGE); // right neighbour [5,6) is free
-        assertShape(pool, 2, 1, 2);
-        assertEquals(4 * PAGE, pool.allocate(2 * PAGE));
+        assertEquals(Math.min(firstPage, neighbourPage) * PAGE, pool.allocate(2 * PAGE),
+                "the merged range serves a two-page request");
     }
 
     @Test

@@ -37,20 +37,22 @@ class RaceR08BorrowedSliceTest {
     private static final long X = 10;
     private static final long WRITER_A = 1;
     private static final long WRITER_B = 2;
+    private static final List<BlockKey> A = BlockChains.named("A", 1);
+    private static final List<BlockKey> B = BlockChains.named("B", 1);
 
     private static StoreHarness oneBlockL1(Set<KnownBug> bugs) {
         return new StoreHarness(TinyModel.store(1, 16).withKnownBugs(bugs));
     }
 
     /** Stores A, lets X take an L1 lease on it and start its load; returns X's copy. */
-    private static IoOp.CopyToGpu storeAThenStartXsLoad(StoreHarness h, List<BlockKey> a) {
-        h.save(WRITER_A, a, 0);
+    private static IoOp.CopyToGpu storeAThenStartXsLoad(StoreHarness h) {
+        h.save(WRITER_A, A, 0);
         h.drain();
         assertEquals(List.of(new StoreEvent.SaveStaged(WRITER_A)), h.events());
-        assertTrue(h.store.testView().isResident(h.unitsOf(a).get(0)));
+        assertTrue(h.store.testView().isResident(h.unitsOf(A).get(0)));
         assertEquals(0, h.store.testView().l1FreeBytes(), "A fills the one-block L1");
 
-        LookupResult hit = h.lookup(X, a);
+        LookupResult hit = h.lookup(X, A);
         assertEquals(LookupResult.HitClass.L1, hit.hitClass());
         assertEquals(LookupResult.LeaseStatus.LEASED, hit.leaseStatus());
         assertEquals(TieredStore.LoadOutcome.STARTED, h.load(X, 100, 1));
@@ -62,9 +64,7 @@ class RaceR08BorrowedSliceTest {
     @Test
     void fixedModelHoldsBorrowedSliceUntilTheCopyCompletes() {
         StoreHarness h = oneBlockL1(Set.of());
-        List<BlockKey> a = BlockChains.named("A", 1);
-        List<BlockKey> b = BlockChains.named("B", 1);
-        IoOp.CopyToGpu xCopy = storeAThenStartXsLoad(h, a);
+        IoOp.CopyToGpu xCopy = storeAThenStartXsLoad(h);
         long borrowedOffset = xCopy.segments().get(0).l1Offset();
 
         // X is aborted while its copy reads A's slice.
@@ -73,10 +73,10 @@ class RaceR08BorrowedSliceTest {
         assertEquals(1, h.store.leaseCount());
         assertEquals(0, h.store.counter(StoreCounter.LEASES_RELEASED));
         assertEquals(0, h.store.testView().l1FreeBytes(), "the borrowed slice does not go back to the pool");
-        assertTrue(h.store.testView().isResident(h.unitsOf(a).get(0)), "A is still pinned, so nothing could evict it");
+        assertTrue(h.store.testView().isResident(h.unitsOf(A).get(0)), "A is still pinned, so nothing could evict it");
 
         // B needs the only block of L1: it must wait, not stage into the borrowed bytes.
-        h.save(WRITER_B, b, 1);
+        h.save(WRITER_B, B, 1);
         assertTrue(h.pendingOf(IoOp.CopyFromGpu.class).isEmpty(), "no staging copy for B while X's copy reads the slice");
         assertEquals(List.of(), h.events(), "B is not staged, so its request is not released either");
         assertEquals(1, h.store.counter(StoreCounter.STORE_RESERVATION_WAITS));
@@ -96,8 +96,8 @@ class RaceR08BorrowedSliceTest {
         assertEquals(1, h.store.counter(StoreCounter.EVICTIONS));
 
         h.drain();
-        assertTrue(h.store.testView().isResident(h.unitsOf(b).get(0)));
-        assertFalse(h.store.testView().isResident(h.unitsOf(a).get(0)));
+        assertTrue(h.store.testView().isResident(h.unitsOf(B).get(0)));
+        assertFalse(h.store.testView().isResident(h.unitsOf(A).get(0)));
         assertEquals(0, h.ledger.mismatches(), h.ledger.mismatchExamples().toString());
         assertEquals(List.of(), h.store.leftovers());
     }
@@ -105,9 +105,7 @@ class RaceR08BorrowedSliceTest {
     @Test
     void ablationBreaksBorrowedSliceIsReusedUnderTheCopy() {
         StoreHarness h = oneBlockL1(Set.of(KnownBug.R8_RELEASE_BORROW_ON_CANCEL));
-        List<BlockKey> a = BlockChains.named("A", 1);
-        List<BlockKey> b = BlockChains.named("B", 1);
-        IoOp.CopyToGpu xCopy = storeAThenStartXsLoad(h, a);
+        IoOp.CopyToGpu xCopy = storeAThenStartXsLoad(h);
         long borrowedOffset = xCopy.segments().get(0).l1Offset();
 
         h.release(X);
@@ -115,7 +113,7 @@ class RaceR08BorrowedSliceTest {
         assertEquals(0, h.store.leaseCount());
         assertEquals(1, h.store.counter(StoreCounter.LEASES_RELEASED));
 
-        h.save(WRITER_B, b, 1);
+        h.save(WRITER_B, B, 1);
         IoOp.CopyFromGpu bStaging = h.first(IoOp.CopyFromGpu.class);
         assertEquals(WRITER_B, bStaging.requestId());
         assertEquals(borrowedOffset, bStaging.l1Offset(), "B reserved the bytes X's copy is still reading");
@@ -127,7 +125,7 @@ class RaceR08BorrowedSliceTest {
         h.complete(xCopy);
         assertEquals(1, h.ledger.loadMismatches(), "X received B's KV instead of A's");
         assertEquals(0, h.ledger.loadMatches());
-        assertNotEquals(new Content(a.get(0), 0), h.ledger.l1At(borrowedOffset));
+        assertNotEquals(new Content(A.get(0), 0), h.ledger.l1At(borrowedOffset));
         h.drain();
         assertEquals(1, h.ledger.loadMismatches());
     }

@@ -5,14 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import tierlab.model.drive.ProgressWatchdog;
-import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
-import tierlab.model.request.RequestSpec;
 import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.EngineScheduler;
 import tierlab.model.serving.PrefetchRetryBound;
@@ -46,21 +42,7 @@ class BoundedFailureTest {
         runtime.setCompletionFilter(new FaultInjector(FaultSettings.readErrors(1.0), seeds.random("faults")));
         runtime.setCheckInvariants(true);
         runtime.setWatchdog(watchdog);
-        SplittableRandom arrivals = seeds.random("arrivals");
-        long t = 0;
-        for (int pass = 0; pass < 3; pass++) {
-            for (int p = 0; p < 15; p++) {
-                t += (long) (arrivals.nextDouble() * 30_000_000);
-                int blocks = 12 + p % 9;
-                List<BlockKey> chain = new ArrayList<>();
-                BlockKey parent = BlockKey.ROOT;
-                for (int b = 0; b < blocks; b++) {
-                    parent = BlockKey.fromTraceId(parent, p, b);
-                    chain.add(parent);
-                }
-                runtime.submit(new RequestSpec(pass * 100L + p, t, blocks * 16L + 3, 2, chain));
-            }
-        }
+        FaultCampaignTest.submitWorkload(runtime, seeds);
         return runtime;
     }
 

@@ -33,6 +33,17 @@ class FaultCampaignTest {
         FaultInjector injector = new FaultInjector(faults, seeds.random("faults"));
         runtime.setCompletionFilter(injector);
         runtime.setCheckInvariants(true);
+        submitWorkload(runtime, seeds);
+        runtime.run();
+        assertEquals(45, runtime.scheduler().finished().size(), "every request finished (I10)");
+        assertTrue(runtime.store().leftovers().isEmpty(), runtime.store().leftovers().toString());
+        assertEquals(0, runtime.ledger().mismatches(), "nothing wrong is served: " + runtime.ledger().mismatchExamples());
+        runtime.scheduler().checkInvariants();
+        return runtime;
+    }
+
+    /** The campaign's 45 requests: three passes over 15 prompts of 12 to 20 blocks, arrivals drawn from {@code seeds}. */
+    static void submitWorkload(SimRuntime runtime, SeedTree seeds) {
         SplittableRandom arrivals = seeds.random("arrivals");
         long t = 0;
         for (int pass = 0; pass < 3; pass++) {
@@ -43,12 +54,6 @@ class FaultCampaignTest {
                 runtime.submit(new RequestSpec(pass * 100L + p, t, blocks * 16L + 3, 2, chain));
             }
         }
-        runtime.run();
-        assertEquals(45, runtime.scheduler().finished().size(), "every request finished (I10)");
-        assertTrue(runtime.store().leftovers().isEmpty(), runtime.store().leftovers().toString());
-        assertEquals(0, runtime.ledger().mismatches(), "nothing wrong is served: " + runtime.ledger().mismatchExamples());
-        runtime.scheduler().checkInvariants();
-        return runtime;
     }
 
     @Test

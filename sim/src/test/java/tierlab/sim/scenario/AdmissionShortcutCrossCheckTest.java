@@ -7,9 +7,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
+import tierlab.model.request.RequestOutcome;
 import tierlab.model.request.RequestSpec;
 import tierlab.model.serving.SchedulerSettings;
 import tierlab.model.serving.EngineScheduler;
+import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
@@ -27,31 +29,39 @@ import tierlab.workload.MooncakeWorkload;
  */
 class AdmissionShortcutCrossCheckTest {
 
+    private static final Geometry GEOMETRY = new Geometry(ModelShape.QWEN3_8B, 512, 1);
+
     @Test
     void everyShortcutAnswerMatchesTheSlowPathOnAnOverloadedReplay() {
-        Geometry geometry = new Geometry(ModelShape.QWEN3_8B, 512, 1);
-        List<RequestSpec> requests = MooncakeWorkload.load(MooncakeReplayTest.TRACE, geometry, new MooncakeWorkload.Options(0, 1.0))
-                .subList(0, 1_200);
-        Replay plain = replay(geometry, requests, false);
-        Replay checked = replay(geometry, requests, true);
+        List<RequestSpec> requests = overloadedRequests(1_200);
+        Replay plain = replay(ServingEngines.VLLM, requests, false);
+        Replay checked = replay(ServingEngines.VLLM, requests, true);
         assertEquals(plain.hash(), checked.hash(), "the cross-check changes no decision");
-        assertEquals(1_200, checked.finished());
-        assertTrue(checked.parkedSkips() > 10_000 && checked.runSkips() > 100,
-                "the replay parks requests, so the shortcuts are exercised: " + checked);
+        assertEquals(1_200, checked.outcomes().size());
+        assertTrue(checked.engine().parkedSkips() > 10_000 && checked.engine().runSkips() > 100,
+                "the replay parks requests, so the shortcuts are exercised: " + checked.engine().parkedSkips()
+                        + " parked skips, " + checked.engine().runSkips() + " run skips");
     }
 
-    private record Replay(long hash, int finished, long parkedSkips, long runSkips) {}
+    /** One replay's decision-trace hash, its finished requests and the engine (for its skip counters). */
+    record Replay(long hash, List<RequestOutcome> outcomes, EngineScheduler engine) {}
 
-    private static Replay replay(Geometry geometry, List<RequestSpec> requests, boolean crossCheck) {
+    /** The Mooncake trace's first {@code count} requests at the trace's own rate, so thousands park. */
+    static List<RequestSpec> overloadedRequests(int count) {
+        return MooncakeWorkload.load(MooncakeReplayTest.TRACE, GEOMETRY, new MooncakeWorkload.Options(0, 1.0)).subList(0, count);
+    }
+
+    /** Replays {@code requests} on {@code engineName} (64 sequences, 16,384 batched tokens) with the cross-check on or off. */
+    static Replay replay(String engineName, List<RequestSpec> requests, boolean crossCheck) {
         DecisionTrace trace = new DecisionTrace();
-        TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
-        EngineScheduler scheduler = new EngineScheduler(SchedulerSettings.builder(12_000).maxNumSeqs(64)
-                .maxBatchedTokens(16_384).build(), store, trace);
-        scheduler.setCrossCheck(crossCheck);
-        SimRuntime runtime = new SimRuntime(scheduler, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
+        TieredStore store = new TieredStore(StoreSettings.defaults(GEOMETRY, 512L << 30, 4096L << 30), trace);
+        EngineScheduler engine = (EngineScheduler) ServingEngines.create(
+                SchedulerSettings.builder(12_000).maxNumSeqs(64).maxBatchedTokens(16_384).engine(engineName).build(),
+                store, trace);
+        engine.setCrossCheck(crossCheck);
+        SimRuntime runtime = new SimRuntime(engine, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
         requests.forEach(runtime::submit);
         runtime.run();
-        return new Replay(trace.hash(), runtime.scheduler().finished().size(), scheduler.parkedSkips(),
-                scheduler.runSkips());
+        return new Replay(trace.hash(), engine.finished(), engine);
     }
 }

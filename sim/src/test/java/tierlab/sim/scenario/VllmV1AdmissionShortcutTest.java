@@ -2,23 +2,15 @@ package tierlab.sim.scenario;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static tierlab.sim.scenario.AdmissionShortcutCrossCheckTest.overloadedRequests;
+import static tierlab.sim.scenario.AdmissionShortcutCrossCheckTest.replay;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import tierlab.model.geometry.Geometry;
-import tierlab.model.geometry.ModelShape;
 import tierlab.model.request.RequestOutcome;
 import tierlab.model.request.RequestSpec;
-import tierlab.model.serving.SchedulerSettings;
-import tierlab.model.serving.EngineScheduler;
 import tierlab.model.serving.ServingEngines;
-import tierlab.model.store.StoreSettings;
-import tierlab.model.store.TieredStore;
-import tierlab.model.trace.DecisionTrace;
-import tierlab.sim.SimRuntime;
-import tierlab.sim.device.DeviceProfile;
-import tierlab.model.util.SeedTree;
-import tierlab.workload.MooncakeWorkload;
+import tierlab.sim.scenario.AdmissionShortcutCrossCheckTest.Replay;
 
 /**
  * vllm-v1 keeps the admission shortcuts of the vllm engine (a parked request's witness, the skipped run
@@ -32,11 +24,9 @@ class VllmV1AdmissionShortcutTest {
 
     @Test
     void everyShortcutAnswerMatchesTheSlowPathWithTheGpuPrefixCacheOn() {
-        Geometry geometry = new Geometry(ModelShape.QWEN3_8B, 512, 1);
-        List<RequestSpec> requests = MooncakeWorkload.load(MooncakeReplayTest.TRACE, geometry, new MooncakeWorkload.Options(0, 1.0))
-                .subList(0, 800);
-        Replay plain = replay(geometry, requests, false);
-        Replay checked = replay(geometry, requests, true);
+        List<RequestSpec> requests = overloadedRequests(800);
+        Replay plain = replay(ServingEngines.VLLM_V1, requests, false);
+        Replay checked = replay(ServingEngines.VLLM_V1, requests, true);
         assertEquals(plain.hash(), checked.hash(), "the cross-check changes no decision");
         assertEquals(800, checked.outcomes().size());
         assertEquals(plain.outcomes(), checked.outcomes());
@@ -46,20 +36,5 @@ class VllmV1AdmissionShortcutTest {
         long gpuCached = checked.outcomes().stream().mapToLong(RequestOutcome::gpuCachedTokens).sum();
         assertTrue(gpuCached > 0 && checked.engine().gpuBlocksEvicted() > 0,
                 "the GPU cache serves (" + gpuCached + " tokens) and evicts (" + checked.engine().gpuBlocksEvicted() + " blocks)");
-    }
-
-    private record Replay(long hash, List<RequestOutcome> outcomes, EngineScheduler engine) {}
-
-    private static Replay replay(Geometry geometry, List<RequestSpec> requests, boolean crossCheck) {
-        DecisionTrace trace = new DecisionTrace();
-        TieredStore store = new TieredStore(StoreSettings.defaults(geometry, 512L << 30, 4096L << 30), trace);
-        EngineScheduler engine = (EngineScheduler) ServingEngines.create(
-                SchedulerSettings.builder(12_000).maxNumSeqs(64).maxBatchedTokens(16_384)
-                        .engine(ServingEngines.VLLM_V1).build(), store, trace);
-        engine.setCrossCheck(crossCheck);
-        SimRuntime runtime = new SimRuntime(engine, DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
-        requests.forEach(runtime::submit);
-        runtime.run();
-        return new Replay(trace.hash(), engine.finished(), engine);
     }
 }
