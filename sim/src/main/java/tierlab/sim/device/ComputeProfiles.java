@@ -34,12 +34,20 @@ public final class ComputeProfiles {
         }
         ObjectMapper mapper = mapper(file.getFileName().toString().endsWith(".json"));
         ComputeSection section;
+        String text;
         try {
-            section = mapper.readValue(file.toFile(), ComputeSection.class);
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException(file + ": cannot read the compute profile (" + e.getMessage() + ")", e);
+        }
+        try {
+            section = mapper.readValue(text, ComputeSection.class);
         } catch (InvalidTypeIdException e) {
             throw new IllegalArgumentException(file + lineOf(e) + ": " + kindProblem(e), e);
         } catch (UnrecognizedPropertyException e) {
-            throw new IllegalArgumentException(file + lineOf(e) + ": unknown field '" + path(e) + "'", e);
+            // The YAML parser has read past the unknown key by now; its own line is where the key is written.
+            throw new IllegalArgumentException(file + ": line " + keyLine(text, e.getPropertyName(), e) + ": unknown field '"
+                    + path(e) + "'", e);
         } catch (JsonMappingException e) {
             Throwable cause = e.getCause() instanceof IllegalArgumentException ? e.getCause() : null;
             throw new IllegalArgumentException(file + lineOf(e) + ": " + (path(e).isEmpty() ? "" : path(e) + ": ")
@@ -94,6 +102,22 @@ public final class ComputeProfiles {
             return unknown.getMessage();
         }
         return e.getOriginalMessage();
+    }
+
+    private static int keyLine(String text, String key, JsonMappingException e) {
+        String[] lines = text.split("\\R", -1);
+        int found = -1;
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].matches("^[\\s{,-]*" + java.util.regex.Pattern.quote(key) + "\\s*:.*")
+                    || lines[i].matches(".*[{,]\\s*" + java.util.regex.Pattern.quote(key) + "\\s*:.*")) {
+                if (found > 0) {
+                    found = -1;
+                    break;
+                }
+                found = i + 1;
+            }
+        }
+        return found > 0 ? found : e.getLocation() == null ? 0 : e.getLocation().getLineNr();
     }
 
     private static String lineOf(JsonMappingException e) {

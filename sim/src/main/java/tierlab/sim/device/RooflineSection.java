@@ -28,13 +28,13 @@ import tierlab.model.io.ComputeModel;
  * @param form              {@code max} [default] or {@code sum}
  * @param computeEfficiency achieved share of the peak FLOP rate, in (0, 1]
  * @param memoryEfficiency  achieved share of the peak HBM bandwidth, in (0, 1]
- * @param stepOverheadNs    fixed cost of every step (launches, scheduling, sampling)
- * @param sequenceNs        cost of every sequence of the batch (its metadata, its sampling)
+ * @param stepOverheadNs    fixed cost of every step (launches, scheduling, sampling) [0]
+ * @param sequenceNs        cost of every sequence of the batch (its metadata, its sampling) [0]
  * @param fit               how {@code tierlab compute fit} obtained the values (informational)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record RooflineSection(GpuSpec gpu, ModelSection model, String form, double computeEfficiency,
-                              double memoryEfficiency, double stepOverheadNs, double sequenceNs, FitReport fit)
+public record RooflineSection(GpuSpec gpu, ModelSection model, String form, Double computeEfficiency,
+                              Double memoryEfficiency, Double stepOverheadNs, Double sequenceNs, FitReport fit)
         implements ComputeSection {
 
     /**
@@ -61,11 +61,16 @@ public record RooflineSection(GpuSpec gpu, ModelSection model, String form, doub
         }
         efficiency("compute.computeEfficiency", computeEfficiency);
         efficiency("compute.memoryEfficiency", memoryEfficiency);
+        stepOverheadNs = stepOverheadNs == null ? 0.0 : stepOverheadNs;
+        sequenceNs = sequenceNs == null ? 0.0 : sequenceNs;
         DeviceProfile.nonNegative("compute.stepOverheadNs", stepOverheadNs);
         DeviceProfile.nonNegative("compute.sequenceNs", sequenceNs);
     }
 
-    private static void efficiency(String field, double value) {
+    private static void efficiency(String field, Double value) {
+        if (value == null) {
+            throw new IllegalArgumentException(field + ": missing (the achieved share of the GPU's peak rate, in (0, 1])");
+        }
         if (!(value > 0 && value <= 1)) {
             throw new IllegalArgumentException(field + " must be in (0, 1], was " + value);
         }
