@@ -35,7 +35,7 @@ import tierlab.experiments.run.BenchLiveCommand;
         description = "Simulation-first toolkit for tiered KV-cache stores.",
         subcommands = {tierlab.experiments.run.RunCommand.class, tierlab.experiments.run.PlotCommand.class,
             ReplayCommand.class, BenchCommand.class, tierlab.experiments.validate.ValidateCommand.class,
-            tierlab.hunt.HuntCommand.class})
+            tierlab.hunt.HuntCommand.class, tierlab.experiments.compute.ComputeCommand.class})
 public final class Main implements Runnable {
 
     @Spec

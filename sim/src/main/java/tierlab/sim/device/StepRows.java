@@ -32,7 +32,7 @@ public final class StepRows {
 
     /**
      * The rows of {@code file}; {@code msRequired}: the {@code ms} column must be there (a measured
-     * table), else it may be absent and is read when present (shapes to predict).
+     * table), else an {@code ms} column is ignored (shapes to predict) and every row's ms is NaN.
      */
     public static List<Row> read(Path file, boolean msRequired) {
         List<String> lines;
@@ -62,8 +62,8 @@ public final class StepRows {
     private static int[] columnIndexes(Path file, List<String> header, boolean msRequired) {
         int[] at = new int[COLUMNS.size()];
         for (int c = 0; c < COLUMNS.size(); c++) {
-            at[c] = header.indexOf(COLUMNS.get(c));
             boolean optional = c == COLUMNS.size() - 1 && !msRequired;
+            at[c] = optional ? -1 : header.indexOf(COLUMNS.get(c));
             if (at[c] < 0 && !optional) {
                 throw new IllegalArgumentException(file + ": line 1: missing column '" + COLUMNS.get(c) + "' (the header is "
                         + String.join(",", COLUMNS) + ")");
