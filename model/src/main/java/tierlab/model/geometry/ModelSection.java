@@ -26,6 +26,42 @@ public record ModelSection(String preset, String name, Integer layers, Integer q
             .add("fp32", 4)
             .build();
 
+    /** Checks what a field alone can get wrong, so a file's reader reports it at its line. */
+    public ModelSection {
+        if (kvDtype != null) {
+            DTYPES.get("model.kvDtype", kvDtype);
+        }
+        if (weightDtype != null) {
+            DTYPES.get("model.weightDtype", weightDtype);
+        }
+        positive("layers", layers);
+        positive("queryHeads", queryHeads);
+        positive("kvHeads", kvHeads);
+        positive("headDim", headDim);
+        positive("tp", tp);
+        nonNegative("hiddenSize", hiddenSize);
+        nonNegative("intermediateSize", intermediateSize);
+        nonNegative("vocabSize", vocabSize);
+        nonNegative("kvLatentDim", kvLatentDim);
+        nonNegative("kvRopeDim", kvRopeDim);
+        if (parameters != null && parameters < 0 || activeParameters != null && activeParameters < 0) {
+            throw new IllegalArgumentException("model." + (parameters != null && parameters < 0 ? "parameters" : "activeParameters")
+                    + " must be >= 0");
+        }
+    }
+
+    private static void positive(String field, Integer value) {
+        if (value != null && value <= 0) {
+            throw new IllegalArgumentException("model." + field + " must be > 0, was " + value);
+        }
+    }
+
+    private static void nonNegative(String field, Integer value) {
+        if (value != null && value < 0) {
+            throw new IllegalArgumentException("model." + field + " must be >= 0, was " + value);
+        }
+    }
+
     /** A section naming a preset and nothing else. */
     public static ModelSection ofPreset(String preset) {
         return new ModelSection(preset, null, null, null, null, null, null, null, null, null, null, null, null, null,
