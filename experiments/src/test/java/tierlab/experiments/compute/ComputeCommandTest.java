@@ -79,6 +79,9 @@ final class ComputeCommandTest {
             assertEquals("", fit.err(), "a clean fit warns of nothing");
             assertTrue(fit.out().contains("error: median "), fit.out());
             RooflineSection fitted = assertInstanceOf(RooflineSection.class, ComputeProfiles.load(profile));
+            String text = Files.readString(profile);
+            assertTrue(text.contains("\nkind: roofline\n") && text.contains("model:\n  preset: qwen3-8b\n")
+                    && !text.contains("null"), text);
             assertEquals(0.55, fitted.computeEfficiency(), 1e-4, form);
             assertEquals(0.8, fitted.memoryEfficiency(), 1e-4, form);
             assertEquals(1_500_000, fitted.stepOverheadNs(), 100, form);

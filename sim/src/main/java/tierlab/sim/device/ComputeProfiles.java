@@ -65,7 +65,10 @@ public final class ComputeProfiles {
     public static String toYaml(ComputeSection section, String headerComment) {
         ObjectMapper mapper = new ObjectMapper(new YAMLFactory()
                 .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                .disable(YAMLGenerator.Feature.USE_NATIVE_TYPE_ID)
                 .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+        // A model section's unset fields (a preset's) are left out rather than written as nulls.
+        mapper.setDefaultPropertyInclusion(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL);
         ComputeModels.registerWith(mapper);
         StringBuilder text = new StringBuilder();
         for (String line : headerComment.strip().split("\\R")) {
