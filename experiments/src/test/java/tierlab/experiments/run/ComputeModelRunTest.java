@@ -87,6 +87,20 @@ class ComputeModelRunTest {
     }
 
     @Test
+    void theProfileCanBeSwept() throws IOException {
+        Files.writeString(folder.resolve("slow.yaml"), SLOW_ROOFLINE);
+        Files.writeString(folder.resolve("linear.yaml"), "kind: linear\n");
+        Table swept = run("swept", WORKLOAD + "sweep:\n  gpu.compute.profile: [linear.yaml, slow.yaml]\n");
+        assertEquals(2, swept.rowCount());
+        assertEquals("linear", swept.stringColumn("gpu.compute.kind").get(0));
+        assertEquals("roofline", swept.stringColumn("gpu.compute.kind").get(1));
+        assertTrue(swept.numberColumn("cold.elapsedS").getDouble(1) > 5 * swept.numberColumn("cold.elapsedS").getDouble(0));
+        Table plain = run("unswept", WORKLOAD);
+        assertEquals(plain.stringColumn("decisionTraceHash").get(0), swept.stringColumn("decisionTraceHash").get(0),
+                "a linear profile without terms is the device's formula");
+    }
+
+    @Test
     void badModelAndComputeFieldsAreOneLine() throws IOException {
         assertOneLine("typo", WORKLOAD + "model: {preset: qwen3-8b, layrs: 3}\n", "typo.yaml: line 11", "model.layrs");
         assertOneLine("dtype", WORKLOAD + "model:\n  preset: qwen3-8b\n  kvDtype: int4\n", "dtype.yaml: line 13: model.kvDtype: unknown",
