@@ -36,7 +36,7 @@ import tierlab.experiments.run.BenchLiveCommand;
         subcommands = {tierlab.experiments.run.RunCommand.class, tierlab.experiments.run.PlotCommand.class,
             ReplayCommand.class, BenchCommand.class, tierlab.experiments.validate.ValidateCommand.class,
             tierlab.experiments.validate.AccuracyCommand.class,
-            tierlab.hunt.HuntCommand.class})
+            tierlab.hunt.HuntCommand.class, tierlab.experiments.compute.ComputeCommand.class})
 public final class Main implements Runnable {
 
     @Spec

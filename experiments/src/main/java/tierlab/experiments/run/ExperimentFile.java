@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
 import tierlab.experiments.calibration.CalibrationSection;
+import tierlab.model.geometry.ModelSection;
 import tierlab.workload.SyntheticSettings;
 
 /**
@@ -33,13 +34,17 @@ import tierlab.workload.SyntheticSettings;
  * @param live             live mode's GPU side: {@code gpu} and {@code verify} ({@link LiveSection})
  * @param maxRuns          the most runs (sweep points × seeds) the file may ask for [10,000]: a grid is
  *                         counted before it is expanded, and a larger one is refused unless this is raised
+ * @param model            the model: a preset ({@code {preset: qwen3-8b}}), a preset with fields overridden, or
+ *                         every field (docs/models.md); instead of {@code workload.model}
+ * @param gpu              the GPU's compute model ({@link GpuSection}) [the device profile's]
  */
 public record ExperimentFile(String name, String description, String label, String kind, String mode, List<Long> seeds,
                              WorkloadSection workload, StoreSection store, SchedulerSection scheduler, String device,
                              FaultSection faults, JsonNode sweep,
                              List<ChartSection> charts, ReferenceSection reference, Double sampleIntervalMs,
                              Boolean checkInvariants, Boolean sameInstantArrivalsTogether, MissRatioSection missRatioCurve,
-                             CalibrationSection calibration, LiveSection live, Long maxRuns) {
+                             CalibrationSection calibration, LiveSection live, Long maxRuns, ModelSection model,
+                             GpuSection gpu) {
 
     /**
      * The run sections alone, as a file of another kind embeds them (a {@code tierlab validate}
@@ -48,8 +53,25 @@ public record ExperimentFile(String name, String description, String label, Stri
     public static ExperimentFile ofRun(String mode, String device, WorkloadSection workload, StoreSection store,
                                        SchedulerSection scheduler, Boolean sameInstantArrivalsTogether) {
         return new ExperimentFile(null, null, null, null, mode, null, workload, store, scheduler, device, null, null, null, null,
-                null, null, sameInstantArrivalsTogether, null, null, null, null);
+                null, null, sameInstantArrivalsTogether, null, null, null, null, null, null);
     }
+
+    /**
+     * The GPU side of a run (docs/compute.md).
+     *
+     * @param compute the compute model that prices each engine step
+     */
+    public record GpuSection(ComputeChoice compute) {}
+
+    /**
+     * Which compute model prices the engine's steps.
+     *
+     * @param kind    {@code linear} [default: the device profile's four terms], {@code roofline} or {@code table}
+     *                ({@code tierlab.sim.device.ComputeModels})
+     * @param profile a compute profile file ({@code tierlab compute fit} writes one; a {@code .csv} is a table),
+     *                relative to the experiment file's folder; needed by {@code roofline} and {@code table}
+     */
+    public record ComputeChoice(String kind, String profile) {}
 
     /**
      * Live mode's GPU side (docs/cuda.md).

@@ -310,7 +310,7 @@ public final class ExperimentLoader {
         parameters.put("mode", mode);
         parameters.put("seed", seed);
 
-        WorkloadPlan workload = WorkloadSections.resolve(spec.workload(), folder, parameters);
+        WorkloadPlan workload = WorkloadSections.resolve(spec.workload(), spec.model(), folder, parameters);
         SizeLimits.checkWorkload(workload, SizeLimits.heapBudgetBytes());
         Geometry geometry = workload.geometry();
         if (StoreSections.baselineOf(spec).equals(RunConfig.HOST_MEMORY) && runMode.realStorage()) {
@@ -331,6 +331,7 @@ public final class ExperimentLoader {
         String deviceName = or(spec.device(), "qwen3-8b-h100");
         DeviceProfile device = device(deviceName, folder);
         parameters.put("device", deviceName);
+        device = ComputeSections.apply(spec.gpu(), device, geometry.shape(), folder, parameters);
         FaultSettings faults = faults(spec.faults(), parameters);
         long sampleIntervalNs = sampleIntervalNs(spec);
         // Axes deeper than the fixed columns (say workload.synthetic.arrivals.ratePerSecond) get a column too.

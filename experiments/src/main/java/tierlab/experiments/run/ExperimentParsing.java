@@ -94,14 +94,23 @@ public final class ExperimentParsing {
             // the field's own line is where its key is written, if the key appears just once.
             line = keyLine(source, unknown.getPropertyName(), line);
         }
+        String path = e instanceof JsonMappingException mapping ? path(mapping) : "";
+        String causeMessage = e instanceof ValueInstantiationException instantiation && instantiation.getCause() != null
+                ? instantiation.getCause().getMessage() : null;
+        boolean causeNamesField = causeMessage != null && !path.isEmpty() && causeMessage.startsWith(path + ".");
+        if (causeNamesField) {
+            // A record refused one of its fields ("model.kvDtype: ..."): the parser stands past the record by
+            // now; the field's own line is where its key is written, if the key appears just once.
+            String field = causeMessage.substring(path.length() + 1).split("[:\\s]", 2)[0];
+            line = keyLine(source, field, line);
+        }
         if (line > 0 && where == null) {
             text.append(": line ").append(line);
         }
         if (where != null) {
             text.append(": ").append(where);
         }
-        String path = e instanceof JsonMappingException mapping ? path(mapping) : "";
-        if (!path.isEmpty() && !(e instanceof UnrecognizedPropertyException)) {
+        if (!path.isEmpty() && !(e instanceof UnrecognizedPropertyException) && !causeNamesField) {
             text.append(": ").append(path);
         }
         text.append(": ");

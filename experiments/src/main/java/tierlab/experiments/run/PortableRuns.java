@@ -44,7 +44,7 @@ public final class PortableRuns {
     private static final ObjectMapper POINT_MAPPER = ExperimentParsing.mapperFor(Path.of("point.json"));
 
     /** Parameters that name an input file by its path: where a point runs, they name its distributed copy. */
-    private static final List<String> PATH_PARAMETERS = List.of("workload.trace", "device");
+    private static final List<String> PATH_PARAMETERS = List.of("workload.trace", "device", "gpu.compute.profile");
 
     private PortableRuns() {
     }
@@ -235,6 +235,11 @@ public final class PortableRuns {
             JsonNode device = copy.get("device");
             if (device != null && device.isTextual() && isProfileFile(device.asText())) {
                 copy.put("device", distributedName(names, folder.resolve(device.asText()).normalize()));
+            }
+            JsonNode compute = SweepGrid.at(copy, "gpu.compute.profile");
+            if (compute != null && compute.isTextual()) {
+                ((ObjectNode) copy.get("gpu").get("compute")).put("profile",
+                        distributedName(names, folder.resolve(compute.asText()).normalize()));
             }
             points.add(new PortablePoint(point.index(), point.seed(), copy.toString(), cell.toString(), columns.toString(),
                     comparable(point.config().parameters())));

@@ -10,6 +10,7 @@ import java.util.Map;
 import tierlab.experiments.run.ExperimentFile.WorkloadSection;
 import tierlab.model.Registry;
 import tierlab.model.geometry.Geometry;
+import tierlab.model.geometry.ModelSection;
 import tierlab.model.geometry.ModelShape;
 import tierlab.workload.AzureSynthesis;
 import tierlab.workload.LengthDistribution;
@@ -57,7 +58,7 @@ final class WorkloadSections {
     private WorkloadSections() {
     }
 
-    static WorkloadPlan resolve(WorkloadSection workload, Path folder, Map<String, Object> parameters) {
+    static WorkloadPlan resolve(WorkloadSection workload, ModelSection model, Path folder, Map<String, Object> parameters) {
         if (workload == null) {
             throw new IllegalArgumentException("workload: a simulation needs a workload section");
         }
@@ -65,13 +66,34 @@ final class WorkloadSections {
         if (type == null) {
             TYPES.get("workload.type", null);
         }
-        String modelName = or(workload.model(), ModelShape.QWEN3_8B.name());
-        ModelShape shape = ModelShape.PRESETS.get("workload.model", modelName);
+        ModelShape shape = shape(workload, model);
         parameters.put("workload.type", type);
-        parameters.put("workload.model", modelName);
-        int tp = or(workload.tp(), 1);
+        parameters.put("workload.model", shape.name());
+        int tp = tp(workload, model);
         parameters.put("workload.tp", tp);
-        return TYPES.get("workload.type", type).resolve(workload, folder, parameters, shape, tp);
+        return TYPES.get("workload.type", type).resolve(workload, folder, parameters, shape.withTp(tp), tp);
+    }
+
+    /** The model: the file's {@code model} section, or the preset {@code workload.model} names [qwen3-8b]. */
+    private static ModelShape shape(WorkloadSection workload, ModelSection model) {
+        if (model == null) {
+            return ModelShape.PRESETS.get("workload.model", or(workload.model(), ModelShape.QWEN3_8B.name()));
+        }
+        if (workload.model() != null) {
+            throw new IllegalArgumentException("model: the model is named twice, by workload.model and by the model section"
+                    + " (keep one)");
+        }
+        return model.resolve("model");
+    }
+
+    /** The tensor-parallel degree: {@code model.tp} or {@code workload.tp} [1]; both must agree. */
+    private static int tp(WorkloadSection workload, ModelSection model) {
+        Integer fromModel = model == null ? null : model.tp();
+        if (fromModel != null && workload.tp() != null && !fromModel.equals(workload.tp())) {
+            throw new IllegalArgumentException("model.tp: " + fromModel + " disagrees with workload.tp: " + workload.tp()
+                    + " (keep one)");
+        }
+        return fromModel != null ? fromModel : or(workload.tp(), 1);
     }
 
     private static WorkloadPlan longPrefill(WorkloadSection workload, Path folder, Map<String, Object> parameters,

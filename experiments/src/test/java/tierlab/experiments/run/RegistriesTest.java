@@ -36,11 +36,12 @@ class RegistriesTest {
         Function<String, String> workload = yamlFields -> messageOf(() -> WorkloadSections.resolve(
                 new ExperimentFile.WorkloadSection(fields(yamlFields, "type"), fields(yamlFields, "preset"), 4, 500L,
                         null, null, null, null, null, null, fields(yamlFields, "model"), null, null, null, null, null, null, null),
-                Path.of("."), new LinkedHashMap<>()));
+                null, Path.of("."), new LinkedHashMap<>()));
         assertEquals("workload.type: unknown type 'replay' (known: long-prefill, mooncake, synthetic, qwen, azure)",
                 workload.apply("type=replay"));
         assertEquals("workload.type: missing (one of long-prefill, mooncake, synthetic, qwen, azure)", workload.apply(""));
-        assertEquals("workload.model: unknown model 'llama' (known: qwen3-8b, tiny)",
+        assertEquals("workload.model: unknown model 'llama' (known: qwen3-8b, tiny, llama-3.1-8b, llama-3.1-70b,"
+                + " qwen3-32b, deepseek-v3)",
                 workload.apply("type=long-prefill,model=llama"));
         assertEquals("workload.preset: unknown preset 'e9' (known: e1, e2, e3)",
                 workload.apply("type=long-prefill,preset=e9"));

@@ -55,7 +55,13 @@ public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NU
     /** Reads a profile file; a bad file fails with one message naming the file and the field. */
     public static DeviceProfile load(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
-            return parse(in, file.toString(), file.toString().endsWith(".json"));
+            DeviceProfile profile = parse(in, file.toString(), file.toString().endsWith(".json"));
+            // A table compute model names its CSV relative to the profile file, as compute profiles do.
+            if (profile.gpu().compute() instanceof TableSection table) {
+                Path folder = file.toAbsolutePath().normalize().getParent();
+                return profile.withGpu(profile.gpu().withCompute(table.relativeTo(folder)));
+            }
+            return profile;
         } catch (IOException e) {
             throw new IllegalArgumentException(file + ": cannot read device profile: " + e.getMessage(), e);
         }
@@ -98,6 +104,11 @@ public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NU
         return new DeviceProfile(name, storage, nvme, newPcie, gpu, host);
     }
 
+    /** The same NVMe, PCIe and host with another GPU (an experiment's compute model, say). */
+    public DeviceProfile withGpu(GpuProfile newGpu) {
+        return new DeviceProfile(name, storage, nvme, pcie, newGpu, host);
+    }
+
     /**
      * The profile as YAML that {@link #load} reads back to an equal profile. {@code headerComment}
      * (may be empty) is written first, each line prefixed with {@code "# "}: where the numbers came from.
@@ -108,6 +119,7 @@ public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NU
                 .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                 .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
         StorageModels.registerWith(mapper);
+        ComputeModels.registerWith(mapper);
         JsonNode tree = mapper.valueToTree(this);
         integralDoublesAsLongs(tree);
         StringBuilder text = new StringBuilder();
@@ -145,12 +157,18 @@ public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NU
         mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
         mapper.enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         StorageModels.registerWith(mapper);
+        ComputeModels.registerWith(mapper);
         try {
             return mapper.readValue(in, DeviceProfile.class);
         } catch (InvalidTypeIdException e) {
-            // An unknown or missing storage.model: the registry's message lists the known models.
+            // An unknown or missing storage.model or gpu.compute.kind: the registry's message lists the known ones.
+            boolean compute = path(e).startsWith("gpu");
             try {
-                StorageModels.MODELS.get("storage.model", e.getTypeId());
+                if (compute) {
+                    ComputeModels.KINDS.get("gpu.compute.kind", e.getTypeId());
+                } else {
+                    StorageModels.MODELS.get("storage.model", e.getTypeId());
+                }
             } catch (IllegalArgumentException unknown) {
                 throw new IllegalArgumentException(origin + ": " + unknown.getMessage(), e);
             }
