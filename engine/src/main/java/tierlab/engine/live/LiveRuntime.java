@@ -96,6 +96,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     /** Each storage operation in flight: its index in its direction's recorder (model thread only). */
     private final IdentityHashMap<IoOp, Integer> l2Recorded = new IdentityHashMap<>();
     private long l2Failures;
+    /** Set from any thread (a shutdown hook): send no more requests and end once those sent are done. */
+    private volatile boolean stopRequested;
 
     /**
      * @param stallTimeoutNs how long the run may see no progress at all (nothing completes, nothing is due)
@@ -258,6 +260,11 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
             long now = System.nanoTime() - startNs;
             loopNowNs = now;
             boolean progress = false;
+            if (stopRequested) {
+                // Requests not yet sent are never sent; the ones the engine has are served to the end.
+                next = arrivals.size();
+                closedLoopQueue.clear();
+            }
             while (next < arrivals.size() && arrivals.get(next).arrivalNs() <= now) {
                 scheduler.submit(arrivals.get(next++), now);
                 progress = true;
@@ -373,6 +380,20 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     @Override
     public long nowNs() {
         return loopNowNs;
+    }
+
+    /**
+     * Asks the run to stop cleanly, from any thread: {@link #run} sends no request it has not sent
+     * yet, serves the ones already sent until they finish and nothing is in flight, and returns.
+     * The store is then quiescent, as after a run that ended by itself.
+     */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
+    /** Whether {@link #requestStop} was called. */
+    public boolean stopRequested() {
+        return stopRequested;
     }
 
     /** A memcpy (done now) or a compute step (done after its delay) completes when the loop reaches its time. */

@@ -150,7 +150,7 @@ class WarmStartTest {
             assertTrue(first.warm(), first.message());
             java.io.IOException refused = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
                     () -> WarmStart.open(WarmRestartHarness.SETTINGS, l2, new tierlab.model.trace.DecisionTrace()));
-            assertTrue(refused.getMessage().contains("in use by another run"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("is held by another run"), refused.getMessage());
         }
         // The first holder started a session and saved nothing: its index is stale, and the lock is free again.
         assertCold(run(l2, prompts(0, 100), true), "stale");
