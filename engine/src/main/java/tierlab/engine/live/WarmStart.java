@@ -70,7 +70,7 @@ public final class WarmStart {
     private WarmStart() {}
 
     /** The geometry an index and the identity trailer are laid out for. */
-    static IndexFile.ExpectedGeometry geometryOf(StoreSettings settings) {
+    public static IndexFile.ExpectedGeometry geometryOf(StoreSettings settings) {
         return new IndexFile.ExpectedGeometry(Math.toIntExact(settings.slotCount()), settings.geometry().laneBytes(),
                 settings.geometry().tp());
     }

@@ -357,6 +357,34 @@ public final class IndexFile {
         return decode(indexPath, bytes, expected);
     }
 
+    /**
+     * The index at {@code indexPath} read for whatever geometry its own header names, or null when
+     * it is missing, unreadable or not a whole index of this format: what a caller asks to learn
+     * which L2 file an index names (its identity), before the run's geometry is known to match.
+     */
+    public static Loaded readForItsOwnGeometry(Path indexPath) {
+        byte[] bytes;
+        try {
+            if (!Files.isRegularFile(indexPath) || Files.size(indexPath) > MAX_FILE_BYTES) {
+                return null;
+            }
+            bytes = Files.readAllBytes(indexPath);
+        } catch (IOException e) {
+            return null;
+        }
+        if (bytes.length < HEADER_BYTES + CRC_BYTES) {
+            return null;
+        }
+        ByteBuffer header = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
+        ExpectedGeometry own;
+        try {
+            own = new ExpectedGeometry(header.getInt(12), header.getLong(16), header.getInt(24));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        return decode(indexPath, bytes, own) instanceof Loaded loaded ? loaded : null;
+    }
+
     /** {@link #read} on bytes already in memory; {@code path} is used in messages only. */
     public static ReadResult decode(Path path, byte[] bytes, ExpectedGeometry expected) {
         if (bytes.length < HEADER_BYTES + CRC_BYTES) {
