@@ -259,12 +259,14 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         while (true) {
             long now = System.nanoTime() - startNs;
             loopNowNs = now;
-            boolean progress = false;
             if (stopRequested) {
-                // Requests not yet sent are never sent; the ones the engine has are served to the end.
-                next = arrivals.size();
-                closedLoopQueue.clear();
+                if (drainForStop(now)) {
+                    break;
+                }
+                waitForNextEvent(now, Long.MAX_VALUE, startNs);
+                continue;
             }
+            boolean progress = false;
             while (next < arrivals.size() && arrivals.get(next).arrivalNs() <= now) {
                 scheduler.submit(arrivals.get(next++), now);
                 progress = true;
@@ -344,6 +346,24 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         }
     }
 
+    /**
+     * One turn of a stopping run: completions and due copies are handed to the model as usual, but
+     * the engine is not ticked and nothing new is dispatched, so what is in flight drains and no
+     * request advances further. True once nothing is in flight: the store is at an event boundary
+     * with every write it issued landed (its snapshot keeps only those).
+     */
+    private boolean drainForStop(long nowNs) {
+        while (!due.isEmpty() && due.peek().atNs() <= nowNs) {
+            Due done = due.poll();
+            done.sink().completed(done.op(), IoCompletion.ok(done.op().ticket()));
+        }
+        Completed completed;
+        while ((completed = completions.poll()) != null) {
+            take(completed, nowNs);
+        }
+        return storageInFlight == 0 && cudaInFlight == 0 && computeInFlight == 0 && deviceInFlight() == 0 && due.isEmpty();
+    }
+
     /** Copies handed to the copy streams whose completion the model has not taken yet. */
     private long deviceInFlight() {
         return devicePorts.submitted() - deviceLanded;
@@ -383,9 +403,10 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     }
 
     /**
-     * Asks the run to stop cleanly, from any thread: {@link #run} sends no request it has not sent
-     * yet, serves the ones already sent until they finish and nothing is in flight, and returns.
-     * The store is then quiescent, as after a run that ended by itself.
+     * Asks the run to stop cleanly, from any thread: {@link #run} sends no more requests, lets the
+     * operations in flight complete without starting new ones, and returns with the requests it
+     * did not finish unfinished. The store is then at an event boundary with nothing in flight: its
+     * invariants hold, and its snapshot keeps exactly the keys whose L2 writes landed.
      */
     public void requestStop() {
         stopRequested = true;

@@ -150,7 +150,7 @@ final class LiveRuns {
                 failure = wrongBytes(point, live, failure);
                 saveable = false;
             } else if (runtime.stopRequested()) {
-                // Stopped cleanly: what was served is whole (the invariants held), only the rest was never sent.
+                // Stopped cleanly: every write it issued landed and the invariants held; the index keeps what landed.
                 saveable = true;
                 failure = "stopped by a signal (SIGINT or SIGTERM) after " + live.engine.finished().size() + " of "
                         + loop.submitted + " requests";

@@ -16,7 +16,7 @@ import tierlab.experiments.IoProblems;
  * but a clean stop on a signal), and otherwise dropped with one line on stderr saying why.
  *
  * <p>SIGINT and SIGTERM run shutdown hooks and then end the JVM wherever the run is. This run's
- * hook asks the runtime to stop cleanly (no new request is sent, those sent finish) and waits for
+ * hook asks the runtime to stop cleanly (what is in flight lands, nothing new starts) and waits for
  * the run thread to save or drop the index, at most {@link #STOP_WAIT_MS}; a run that does not
  * stop in time says on stderr that its L2 cache was dropped (its writing session is already in the
  * file's trailer, so the index left beside it is stale and the next run starts cold).
