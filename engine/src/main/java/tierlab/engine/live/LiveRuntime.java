@@ -45,13 +45,19 @@ import tierlab.model.store.TieredStore;
  */
 public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
-    /** What a live run did. Times are nanoseconds from the start of the run. */
+    /**
+     * What a live run did. Times are nanoseconds from the start of the run.
+     *
+     * @param l2ChecksumMismatches with payload verification off: L2 reads whose bytes did not have
+     *                             the checksum this run wrote them with ({@link L2ReadChecksums}); 0 otherwise
+     */
     public record Report(long wallNs, List<RequestOutcome> finished, long loadMatches, long loadMismatches,
                          long stagingMismatches, long l2ReadOps, long l2ReadBytes, long l2WriteOps, long l2WriteBytes,
                          long l2Failures, long gpuCopyBytes, long computeSteps, List<String> mismatchExamples,
-                         L2Activity l2Reads, L2Activity l2Writes) {
+                         L2Activity l2Reads, L2Activity l2Writes, long l2ChecksumMismatches) {
+        /** Every check of real bytes that failed: payload, staging, and L2 read-back checksums. */
         public long mismatches() {
-            return loadMismatches + stagingMismatches;
+            return loadMismatches + stagingMismatches + l2ChecksumMismatches;
         }
     }
 
@@ -96,6 +102,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     /** Each storage operation in flight: its index in its direction's recorder (model thread only). */
     private final IdentityHashMap<IoOp, Integer> l2Recorded = new IdentityHashMap<>();
     private long l2Failures;
+    /** With payload verification off (CUDA without verify): L2 units' checksums as written, checked on read; else null. */
+    private final L2ReadChecksums readChecksums;
     /** Set from any thread (a shutdown hook): send no more requests and end once those sent are done. */
     private volatile boolean stopRequested;
 
@@ -128,6 +136,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, long stallTimeoutNs, CudaCopyPort cuda,
                        ComputePort.Opener<LiveComputeContext> computePort) {
         this.cuda = cuda;
+        this.readChecksums = cuda != null && !cuda.verifies() ? new L2ReadChecksums(l1, scheduler.store().settings().geometry().laneBytes())
+                : null;
         this.scheduler = scheduler;
         this.store = scheduler.store();
         this.storage = storage;
@@ -309,15 +319,22 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         if (cuda != null) {
             cuda.awaitVerification();
             CudaCopyPort.Counters gpu = cuda.counters();
+            List<String> examples = new ArrayList<>(gpu.mismatchExamples());
+            long checksumMismatches = 0;
+            if (readChecksums != null) {
+                readChecksums.checkInvariants();
+                examples.addAll(readChecksums.examples());
+                checksumMismatches = readChecksums.mismatches();
+            }
             return new Report(wallNs, scheduler.finished(), gpu.loadMatches(), gpu.loadMismatches(), gpu.stagingMismatches(),
                     store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                     store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                    gpu.copiedBytes(), computeSteps, gpu.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
+                    gpu.copiedBytes(), computeSteps, List.copyOf(examples), l2Reads.finish(), l2Writes.finish(), checksumMismatches);
         }
         return new Report(wallNs, scheduler.finished(), device.loadMatches(), device.loadMismatches(),
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                device.copiedBytes(), computeSteps, device.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
+                device.copiedBytes(), computeSteps, device.mismatchExamples(), l2Reads.finish(), l2Writes.finish(), 0);
     }
 
     /** Hands a completion to the model: a storage one through the driver, a stream's through its sink. */
@@ -329,6 +346,10 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         switch (completed.source()) {
             case STORAGE -> {
                 storageCompleted(completed);
+                if (readChecksums != null) {
+                    // Before the model sees it: a write's L1 slice still holds the bytes it wrote.
+                    readChecksums.completed(completed.op(), completed.completion().succeeded());
+                }
                 driver.deliver(completed.op(), completed.completion(), nowNs);
             }
             case STREAM -> {
