@@ -101,12 +101,17 @@ public final class FileChannelBackend implements StoragePort {
         if (Files.isDirectory(l2Path)) {
             throw new IOException("L2 path " + l2Path + " is a directory; give a file or a block device");
         }
-        boolean device = Files.exists(l2Path) && !Files.isRegularFile(l2Path);
+        boolean existed = Files.exists(l2Path);
+        boolean device = existed && !Files.isRegularFile(l2Path);
         if (!device && settings.l2PreallocateBytes() > 0) {
             try (RandomAccessFile file = new RandomAccessFile(l2Path.toFile(), "rw")) {
                 if (file.length() < settings.l2PreallocateBytes()) {
+                    L2Room.check(l2Path, file.length(), settings.l2PreallocateBytes());
                     file.setLength(settings.l2PreallocateBytes());
                 }
+            } catch (IOException e) {
+                L2Room.deleteIfCreated(l2Path, existed);
+                throw e;
             }
         }
         Set<OpenOption> options = new HashSet<>(List.of(StandardOpenOption.READ, StandardOpenOption.WRITE));

@@ -35,7 +35,8 @@ final class NativeL2File implements AutoCloseable {
         if (Files.isDirectory(path)) {
             throw new IOException("L2 path " + path + " is a directory; give a file or a block device");
         }
-        boolean device = Files.exists(path) && !Files.isRegularFile(path);
+        boolean existed = Files.exists(path);
+        boolean device = existed && !Files.isRegularFile(path);
         int flags = Libc.O_RDWR | Libc.O_CLOEXEC | (directIo ? Libc.O_DIRECT : 0) | (device ? 0 : Libc.O_CREAT);
         try (Arena scratch = Arena.ofConfined()) {
             MemorySegment state = Libc.newErrnoState(scratch);
@@ -53,6 +54,7 @@ final class NativeL2File implements AutoCloseable {
                     file.extendTo(state, preallocateBytes);
                 } catch (IOException e) {
                     file.close();
+                    L2Room.deleteIfCreated(path, existed);
                     throw e;
                 }
             }
@@ -68,6 +70,7 @@ final class NativeL2File implements AutoCloseable {
         if (current >= sizeBytes) {
             return;
         }
+        L2Room.check(path, current, sizeBytes);
         // fallocate reserves the blocks, so later O_DIRECT writes neither extend the file (ext4
         // would punt those to io-wq) nor fail with ENOSPC half-way through a run.
         if (Libc.fallocate(state, fd, 0, current, sizeBytes - current) == 0) {

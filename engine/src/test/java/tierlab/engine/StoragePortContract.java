@@ -3,6 +3,7 @@ package tierlab.engine;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -489,5 +490,21 @@ abstract class StoragePortContract {
         assertTrue(refused.getMessage().contains("close those backends"), refused::getMessage);
         port.close();
         assertEquals(List.of(), arena.users());
+    }
+
+    @Test
+    void aFileLargerThanTheFreeSpaceIsRefusedBeforeItIsCreated() throws IOException {
+        Path l2 = directory.resolve("too-big.bin");
+        long free = java.nio.file.Files.getFileStore(directory).getUsableSpace();
+        long tooBig = (free / FILE_BYTES + 2) * FILE_BYTES;
+        IOException refused = assertThrows(IOException.class, () -> open(l2, arena, 0x7FFFF000L, tooBig));
+        assertTrue(refused.getMessage().contains("free, and the L2 file needs"), refused::getMessage);
+        // Before: open created the file, fallocate failed with ENOSPC, and an empty file stayed behind.
+        assertFalse(java.nio.file.Files.exists(l2), "no empty leftover");
+
+        // A file that existed before is kept as it was.
+        java.nio.file.Files.write(l2, new byte[4096]);
+        assertThrows(IOException.class, () -> open(l2, arena, 0x7FFFF000L, tooBig));
+        assertEquals(4096, java.nio.file.Files.size(l2));
     }
 }

@@ -45,13 +45,19 @@ import tierlab.model.store.TieredStore;
  */
 public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
 
-    /** What a live run did. Times are nanoseconds from the start of the run. */
+    /**
+     * What a live run did. Times are nanoseconds from the start of the run.
+     *
+     * @param l2ChecksumMismatches with payload verification off: L2 reads whose bytes did not have
+     *                             the checksum this run wrote them with ({@link L2ReadChecksums}); 0 otherwise
+     */
     public record Report(long wallNs, List<RequestOutcome> finished, long loadMatches, long loadMismatches,
                          long stagingMismatches, long l2ReadOps, long l2ReadBytes, long l2WriteOps, long l2WriteBytes,
                          long l2Failures, long gpuCopyBytes, long computeSteps, List<String> mismatchExamples,
-                         L2Activity l2Reads, L2Activity l2Writes) {
+                         L2Activity l2Reads, L2Activity l2Writes, long l2ChecksumMismatches) {
+        /** Every check of real bytes that failed: payload, staging, and L2 read-back checksums. */
         public long mismatches() {
-            return loadMismatches + stagingMismatches;
+            return loadMismatches + stagingMismatches + l2ChecksumMismatches;
         }
     }
 
@@ -96,6 +102,10 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     /** Each storage operation in flight: its index in its direction's recorder (model thread only). */
     private final IdentityHashMap<IoOp, Integer> l2Recorded = new IdentityHashMap<>();
     private long l2Failures;
+    /** With payload verification off (CUDA without verify): L2 units' checksums as written, checked on read; else null. */
+    private final L2ReadChecksums readChecksums;
+    /** Set from any thread (a shutdown hook): send no more requests and end once those sent are done. */
+    private volatile boolean stopRequested;
 
     /**
      * @param stallTimeoutNs how long the run may see no progress at all (nothing completes, nothing is due)
@@ -126,6 +136,8 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     public LiveRuntime(ServingEngine scheduler, StoragePort storage, PinnedArena l1, long stallTimeoutNs, CudaCopyPort cuda,
                        ComputePort.Opener<LiveComputeContext> computePort) {
         this.cuda = cuda;
+        this.readChecksums = cuda != null && !cuda.verifies() ? new L2ReadChecksums(l1, scheduler.store().settings().geometry().laneBytes())
+                : null;
         this.scheduler = scheduler;
         this.store = scheduler.store();
         this.storage = storage;
@@ -257,6 +269,13 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         while (true) {
             long now = System.nanoTime() - startNs;
             loopNowNs = now;
+            if (stopRequested) {
+                if (drainForStop(now)) {
+                    break;
+                }
+                waitForNextEvent(now, Long.MAX_VALUE, startNs);
+                continue;
+            }
             boolean progress = false;
             while (next < arrivals.size() && arrivals.get(next).arrivalNs() <= now) {
                 scheduler.submit(arrivals.get(next++), now);
@@ -300,15 +319,22 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         if (cuda != null) {
             cuda.awaitVerification();
             CudaCopyPort.Counters gpu = cuda.counters();
+            List<String> examples = new ArrayList<>(gpu.mismatchExamples());
+            long checksumMismatches = 0;
+            if (readChecksums != null) {
+                readChecksums.checkInvariants();
+                examples.addAll(readChecksums.examples());
+                checksumMismatches = readChecksums.mismatches();
+            }
             return new Report(wallNs, scheduler.finished(), gpu.loadMatches(), gpu.loadMismatches(), gpu.stagingMismatches(),
                     store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                     store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                    gpu.copiedBytes(), computeSteps, gpu.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
+                    gpu.copiedBytes(), computeSteps, List.copyOf(examples), l2Reads.finish(), l2Writes.finish(), checksumMismatches);
         }
         return new Report(wallNs, scheduler.finished(), device.loadMatches(), device.loadMismatches(),
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
-                device.copiedBytes(), computeSteps, device.mismatchExamples(), l2Reads.finish(), l2Writes.finish());
+                device.copiedBytes(), computeSteps, device.mismatchExamples(), l2Reads.finish(), l2Writes.finish(), 0);
     }
 
     /** Hands a completion to the model: a storage one through the driver, a stream's through its sink. */
@@ -320,6 +346,10 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
         switch (completed.source()) {
             case STORAGE -> {
                 storageCompleted(completed);
+                if (readChecksums != null) {
+                    // Before the model sees it: a write's L1 slice still holds the bytes it wrote.
+                    readChecksums.completed(completed.op(), completed.completion().succeeded());
+                }
                 driver.deliver(completed.op(), completed.completion(), nowNs);
             }
             case STREAM -> {
@@ -335,6 +365,24 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                 completed.sink().completed(completed.op(), completed.completion());
             }
         }
+    }
+
+    /**
+     * One turn of a stopping run: completions and due copies are handed to the model as usual, but
+     * the engine is not ticked and nothing new is dispatched, so what is in flight drains and no
+     * request advances further. True once nothing is in flight: the store is at an event boundary
+     * with every write it issued landed (its snapshot keeps only those).
+     */
+    private boolean drainForStop(long nowNs) {
+        while (!due.isEmpty() && due.peek().atNs() <= nowNs) {
+            Due done = due.poll();
+            done.sink().completed(done.op(), IoCompletion.ok(done.op().ticket()));
+        }
+        Completed completed;
+        while ((completed = completions.poll()) != null) {
+            take(completed, nowNs);
+        }
+        return storageInFlight == 0 && cudaInFlight == 0 && computeInFlight == 0 && deviceInFlight() == 0 && due.isEmpty();
     }
 
     /** Copies handed to the copy streams whose completion the model has not taken yet. */
@@ -373,6 +421,21 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
     @Override
     public long nowNs() {
         return loopNowNs;
+    }
+
+    /**
+     * Asks the run to stop cleanly, from any thread: {@link #run} sends no more requests, lets the
+     * operations in flight complete without starting new ones, and returns with the requests it
+     * did not finish unfinished. The store is then at an event boundary with nothing in flight: its
+     * invariants hold, and its snapshot keeps exactly the keys whose L2 writes landed.
+     */
+    public void requestStop() {
+        stopRequested = true;
+    }
+
+    /** Whether {@link #requestStop} was called. */
+    public boolean stopRequested() {
+        return stopRequested;
     }
 
     /** A memcpy (done now) or a compute step (done after its delay) completes when the loop reaches its time. */

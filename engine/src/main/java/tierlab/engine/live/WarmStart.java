@@ -1,11 +1,9 @@
 package tierlab.engine.live;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import tierlab.engine.persist.IndexFile;
+import tierlab.engine.persist.L2FileLock;
 import tierlab.engine.persist.L2Identity;
 import tierlab.engine.persist.UnitChecksums;
 import tierlab.model.store.StoreSettings;
@@ -28,10 +26,14 @@ import tierlab.model.trace.DecisionTrace;
  * crashes can never leave an index that is accepted. Open the storage port (which creates and
  * sizes the L2 file) first, then call {@link #open}, then start the runtime.
  *
- * <p>One process at a time: {@link #open} takes an exclusive lock on {@code <l2>.lock} beside the
- * file (a separate file, since closing any channel of the L2 file itself would drop a POSIX lock)
- * and {@link Opened#close} releases it. A second run on the same file is refused with one line
- * instead of rewriting units the first one is serving.
+ * <p>One run at a time: the caller locks the L2 file itself ({@link L2FileLock}, a lock on its
+ * inode, so every name of the file meets it) before the storage port opens it, and passes the lock
+ * to {@link #open}; {@link Opened#close} releases it. A second run on the same file is refused with
+ * one line instead of rewriting units the first one is serving.
+ *
+ * <p>No index is saved by a run that served wrong bytes, whose L2 file was removed or replaced
+ * under its lock, or whose session another writer replaced ({@link #saveOnShutdown}): the index
+ * beside the file is removed instead, and the next run starts cold.
  */
 public final class WarmStart {
 
@@ -41,61 +43,63 @@ public final class WarmStart {
      * @param stamp this run's writing session, which {@link #saveOnShutdown} names; null when the
      *              session could not be started (then the run is cold and no index is saved)
      */
-    public record Opened(TieredStore store, boolean warm, String message, L2Identity.Stamp stamp, FileChannel lock)
-            implements AutoCloseable {
-        /** Releases the lock on the L2 file; call it after {@link #saveOnShutdown} (or instead, on a failure). */
+    public record Opened(TieredStore store, boolean warm, String message, L2Identity.Stamp stamp, L2FileLock lock,
+                         boolean ownsLock) implements AutoCloseable {
+        /**
+         * Releases the lock on the L2 file when this value owns it (it took the lock itself); call it
+         * after {@link #saveOnShutdown} (or instead, on a failure). A caller that passed its own lock releases it.
+         */
         @Override
-        public void close() throws IOException {
-            lock.close();
+        public void close() {
+            if (ownsLock) {
+                lock.close();
+            }
+        }
+    }
+
+    /**
+     * What {@link #saveOnShutdown} did: saved the index at {@code index}, or ({@code dropped} not
+     * null) saved none and removed the old one, for the reason in {@code dropped}.
+     */
+    public record Saved(Path index, String dropped) {
+        public boolean saved() {
+            return dropped == null;
         }
     }
 
     private WarmStart() {}
 
     /** The geometry an index and the identity trailer are laid out for. */
-    static IndexFile.ExpectedGeometry geometryOf(StoreSettings settings) {
+    public static IndexFile.ExpectedGeometry geometryOf(StoreSettings settings) {
         return new IndexFile.ExpectedGeometry(Math.toIntExact(settings.slotCount()), settings.geometry().laneBytes(),
                 settings.geometry().tp());
     }
 
     /**
-     * Opens the store for a run on the L2 file at {@code l2Path}: warm from its index when the index
-     * is valid (see the class comment), cold otherwise; then marks the index stale (a new session).
-     *
-     * @throws IOException only when the session cannot be started and the stale index cannot be
-     *                     removed either: running would leave an index that could later be trusted
+     * Locks the L2 file at {@code l2Path} ({@link L2FileLock#acquire}) and opens the store on it;
+     * for callers whose storage port is already open. {@link Opened#close} releases the lock.
      */
     public static Opened open(StoreSettings settings, Path l2Path, DecisionTrace trace) throws IOException {
-        FileChannel lock = lock(l2Path);
+        L2FileLock lock = L2FileLock.acquire(l2Path);
         try {
-            return open(settings, l2Path, trace, lock);
+            Opened opened = open(settings, lock, trace);
+            return new Opened(opened.store(), opened.warm(), opened.message(), opened.stamp(), lock, true);
         } catch (IOException | RuntimeException | Error e) {
             lock.close();
             throw e;
         }
     }
 
-    /** The lock file beside the L2 file that one process at a time holds. */
-    public static Path lockPath(Path l2Path) {
-        Path absolute = l2Path.toAbsolutePath();
-        return absolute.resolveSibling(absolute.getFileName() + ".lock");
-    }
-
-    private static FileChannel lock(Path l2Path) throws IOException {
-        Path lockPath = lockPath(l2Path);
-        FileChannel channel = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        try {
-            if (channel.tryLock() != null) {
-                return channel;
-            }
-        } catch (OverlappingFileLockException e) {
-            // Held by this very JVM: another run of this process is using the file.
-        }
-        channel.close();
-        throw new IOException("the L2 file " + l2Path + " is in use by another run (" + lockPath + " is locked)");
-    }
-
-    private static Opened open(StoreSettings settings, Path l2Path, DecisionTrace trace, FileChannel lock) throws IOException {
+    /**
+     * Opens the store for a run on the L2 file {@code lock} holds: warm from its index when the
+     * index is valid (see the class comment), cold otherwise; then marks the index stale (a new
+     * session). {@code lock} stays the caller's to release.
+     *
+     * @throws IOException only when the session cannot be started and the stale index cannot be
+     *                     removed either: running would leave an index that could later be trusted
+     */
+    public static Opened open(StoreSettings settings, L2FileLock lock, DecisionTrace trace) throws IOException {
+        Path l2Path = lock.path();
         Path indexPath = IndexFile.besideL2(l2Path);
         IndexFile.ExpectedGeometry geometry = geometryOf(settings);
         L2Identity.Found identity = L2Identity.read(l2Path, geometry);
@@ -117,13 +121,13 @@ public final class WarmStart {
             java.nio.file.Files.deleteIfExists(indexPath);
             return new Opened(new TieredStore(settings, trace), false, "cannot start a writing session in the L2 file "
                     + l2Path + " (" + e.getMessage() + "); its index was removed, starting with a cold L2 and saving no index", null,
-                    lock);
+                    lock, false);
         }
         TieredStore store = loaded != null ? TieredStore.restore(settings, loaded.snapshot(), trace) : new TieredStore(settings, trace);
         String message = loaded != null
                 ? "warm start: " + loaded.snapshot().entries().size() + " L2 keys from " + indexPath
                 : refusal;
-        return new Opened(store, loaded != null, message, stamp, lock);
+        return new Opened(store, loaded != null, message, stamp, lock, false);
     }
 
     /** Null when {@code loaded} describes the L2 file as it is now; else the one-line reason to start cold. */
@@ -149,24 +153,53 @@ public final class WarmStart {
 
     /**
      * Clean shutdown: writes the index (only keys whose L2 writes have landed, each unit's checksum
-     * read back from the L2 file) naming this run's session. Call it once the runtime is quiescent.
+     * read back from the L2 file and bound to its key) naming this run's session. Call it once the
+     * runtime is quiescent. Saves nothing, and removes the index beside the file, when the run
+     * served {@code wrongLoads} > 0 loads with wrong bytes, has no session, no longer holds the file
+     * under its name, or the file's trailer names another session; the result says which.
      *
-     * @throws IOException when writing fails, when the run has no session, or when the L2 file's
-     *                     trailer no longer names this run's session (another run took the file)
+     * @throws IOException when writing the index (or removing the old one) fails
      */
-    public static Path saveOnShutdown(Opened opened, Path l2Path) throws IOException {
+    public static Saved saveOnShutdown(Opened opened, long wrongLoads) throws IOException {
+        Path l2Path = opened.lock().path();
         Path indexPath = IndexFile.besideL2(l2Path);
+        String dropped = dropReason(opened, wrongLoads);
+        if (dropped != null) {
+            java.nio.file.Files.deleteIfExists(indexPath);
+            return new Saved(indexPath, dropped);
+        }
+        var snapshot = opened.store().snapshot();
+        IndexFile.write(indexPath, new IndexFile.Contents(snapshot, opened.stamp(), UnitChecksums.compute(l2Path, snapshot)));
+        return new Saved(indexPath, null);
+    }
+
+    /**
+     * Saves no index for {@code opened}'s run and removes the one beside the file (stale since the
+     * run began its session, but never left to look like a choice): for a run that failed.
+     */
+    public static Saved drop(Opened opened, String reason) throws IOException {
+        Path indexPath = IndexFile.besideL2(opened.lock().path());
+        java.nio.file.Files.deleteIfExists(indexPath);
+        return new Saved(indexPath, reason);
+    }
+
+    /** Why {@code opened}'s run must not save an index, or null when it may. */
+    private static String dropReason(Opened opened, long wrongLoads) {
+        Path l2Path = opened.lock().path();
+        if (wrongLoads > 0) {
+            return "the run served " + wrongLoads + " load" + (wrongLoads == 1 ? "" : "s") + " with wrong bytes";
+        }
         if (opened.stamp() == null) {
-            throw new IOException("no index saved for " + l2Path + ": this run had no writing session in it");
+            return "this run had no writing session in " + l2Path;
+        }
+        if (!opened.lock().stillNamesLockedFile()) {
+            return l2Path + " was removed or replaced while this run held it";
         }
         IndexFile.ExpectedGeometry geometry = geometryOf(opened.store().settings());
         if (!(L2Identity.read(l2Path, geometry) instanceof L2Identity.Present present)
                 || !present.stamp().equals(opened.stamp())) {
-            throw new IOException("no index saved for " + l2Path + ": its identity trailer no longer names this run's "
-                    + "session (another run opened the file)");
+            return "the identity trailer of " + l2Path + " no longer names this run's session (the file was written under it)";
         }
-        var snapshot = opened.store().snapshot();
-        IndexFile.write(indexPath, new IndexFile.Contents(snapshot, opened.stamp(), UnitChecksums.compute(l2Path, snapshot)));
-        return indexPath;
+        return null;
     }
 }

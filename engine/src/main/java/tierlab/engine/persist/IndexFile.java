@@ -34,12 +34,12 @@ import tierlab.model.l2.L2Snapshot;
  * session it describes ({@link L2Identity.Stamp}) and records a CRC32C of every unit it keeps
  * ({@link UnitChecksums}), so a caller can prove it still describes the L2 file beside it.
  *
- * <h2>Format, version 2</h2>
+ * <h2>Format, version 3</h2>
  * All integers are big-endian (the order of {@link java.io.DataOutput}); offsets in bytes.
  * <pre>
  *   0  +------------------------------------------+
  *      | magic  "TLL2IDX\n"  54 4C 4C 32 49 44 58 0A |  8 bytes
- *   8  | formatVersion              u32  = 2         |
+ *   8  | formatVersion              u32  = 3         |
  *  12  | slotCount                  s32              |  geometry: must equal the
  *  16  | laneBytes                  s64              |  running configuration's,
  *  24  | tp                         s32              |  else the file is rejected
@@ -56,14 +56,15 @@ import tierlab.model.l2.L2Snapshot;
  *      | entries, 56 + 4 * tp bytes each:             |
  *      |   key.hi s64 | key.lo s64 | parent.hi s64 | parent.lo s64 |
  *      |   slot s32 | tokenCount s32 | runId s64 | version s64 |
- *      |   tp × CRC32C of unit (slot, lane) u32, lane 0 first |
+ *      |   tp × CRC32C of (key, lane, unit bytes) u32, lane 0 first |
  *      +------------------------------------------+
  *      | CRC32C of every byte above       u32        |  4 bytes, last in the file
  *      +------------------------------------------+
  *   total = 80 + 20 * runCount + (56 + 4 * tp) * entryCount + 4
  * </pre>
- * Version 1 (no identity, no unit checksums) is rejected by its version: it cannot prove which
- * file it describes. A writer never reuses a version number for another layout. Keys are the model's 128-bit {@link BlockKey}s as they are.
+ * Version 1 (no identity, no unit checksums) and version 2 (unit checksums of the bytes alone,
+ * which do not say which key a slot holds) are rejected by their version: neither can prove which
+ * keys it describes. A writer never reuses a version number for another layout. Keys are the model's 128-bit {@link BlockKey}s as they are.
  *
  * <h2>Atomic replacement</h2>
  * {@link #write} never leaves a half file at the index path: it writes {@code <index>.tmp} in the
@@ -85,7 +86,7 @@ public final class IndexFile {
 
     /** "TLL2IDX\n": tierlab L2 index; the newline catches text-mode mangling. */
     static final byte[] MAGIC = {'T', 'L', 'L', '2', 'I', 'D', 'X', '\n'};
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
     static final int HEADER_BYTES = 80;
     static final int RUN_BYTES = 20;
     /** Entry bytes before its tp unit checksums. */
@@ -354,6 +355,34 @@ public final class IndexFile {
             return new Rejected(indexPath, RejectKind.UNREADABLE, "reading failed: " + e);
         }
         return decode(indexPath, bytes, expected);
+    }
+
+    /**
+     * The index at {@code indexPath} read for whatever geometry its own header names, or null when
+     * it is missing, unreadable or not a whole index of this format: what a caller asks to learn
+     * which L2 file an index names (its identity), before the run's geometry is known to match.
+     */
+    public static Loaded readForItsOwnGeometry(Path indexPath) {
+        byte[] bytes;
+        try {
+            if (!Files.isRegularFile(indexPath) || Files.size(indexPath) > MAX_FILE_BYTES) {
+                return null;
+            }
+            bytes = Files.readAllBytes(indexPath);
+        } catch (IOException e) {
+            return null;
+        }
+        if (bytes.length < HEADER_BYTES + CRC_BYTES) {
+            return null;
+        }
+        ByteBuffer header = ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN);
+        ExpectedGeometry own;
+        try {
+            own = new ExpectedGeometry(header.getInt(12), header.getLong(16), header.getInt(24));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        return decode(indexPath, bytes, own) instanceof Loaded loaded ? loaded : null;
     }
 
     /** {@link #read} on bytes already in memory; {@code path} is used in messages only. */

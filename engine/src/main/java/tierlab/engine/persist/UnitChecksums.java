@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.zip.CRC32C;
+import tierlab.model.geometry.BlockKey;
 import tierlab.model.l2.L2Index;
 import tierlab.model.l2.L2Snapshot;
 
@@ -15,8 +16,18 @@ import tierlab.model.l2.L2Snapshot;
  * clean shutdown and checked again before a warm start: the last line of defence against bytes
  * that changed under an index whose identity still matches (a tool or a person writing into the
  * file in place). Offsets follow the lane-major layout of {@link tierlab.model.geometry.Geometry}.
+ *
+ * <p>Each checksum covers the key the index names for the unit and the lane as well as the bytes
+ * (CRC32C of key.hi, key.lo, lane, big-endian, then the unit's bytes): an index whose entries were
+ * swapped, or which names a stale or foreign key for a slot, fails the check even though every
+ * slot still holds the bytes it held at save. The checksum is not a secret: an index rewritten
+ * with checksums recomputed for other keys passes it, and only the payload checks of a run
+ * (which fail the run) catch that.
  */
 public final class UnitChecksums {
+
+    /** key.hi, key.lo and the lane, before the unit's bytes. */
+    private static final int KEY_LANE_BYTES = 20;
 
     private UnitChecksums() {}
 
@@ -37,7 +48,8 @@ public final class UnitChecksums {
         try (FileChannel channel = FileChannel.open(l2Path, StandardOpenOption.READ)) {
             for (int e = 0; e < entries.size(); e++) {
                 for (int lane = 0; lane < tp; lane++) {
-                    crcs[e * tp + lane] = crcOf(channel, unitOffset(snapshot, entries.get(e).slot(), lane), unit);
+                    L2Index.EntryRecord entry = entries.get(e);
+                    crcs[e * tp + lane] = crcOf(channel, entry.key(), lane, unitOffset(snapshot, entry.slot(), lane), unit);
                 }
             }
         }
@@ -64,7 +76,7 @@ public final class UnitChecksums {
             for (int e = 0; e < entries.size(); e++) {
                 L2Index.EntryRecord entry = entries.get(e);
                 for (int lane = 0; lane < tp; lane++) {
-                    if (crcOf(channel, unitOffset(snapshot, entry.slot(), lane), unit) != expected[e * tp + lane]) {
+                    if (crcOf(channel, entry.key(), lane, unitOffset(snapshot, entry.slot(), lane), unit) != expected[e * tp + lane]) {
                         differing++;
                         if (first == null) {
                             first = "key " + entry.key() + " at slot " + entry.slot() + " lane " + lane;
@@ -76,11 +88,13 @@ public final class UnitChecksums {
             return "the L2 file's units could not be read to check them: " + e.getMessage();
         }
         return differing == 0 ? null
-                : differing + " of " + expected.length + " units in the L2 file no longer have the checksum the index "
-                        + "recorded (first: " + first + "): the file was changed in place";
+                : differing + " of " + expected.length + " units in the L2 file do not have the checksum the index "
+                        + "recorded for their keys (first: " + first + "): the file was changed in place, or the index "
+                        + "names keys it was not saved with";
     }
 
-    private static int crcOf(FileChannel channel, long offset, ByteBuffer buffer) throws IOException {
+    /** CRC32C of the unit's key and lane, then of the unit's bytes: a checksum that vouches for a key, not only for bytes. */
+    private static int crcOf(FileChannel channel, BlockKey key, int lane, long offset, ByteBuffer buffer) throws IOException {
         buffer.clear();
         while (buffer.hasRemaining()) {
             if (channel.read(buffer, offset + buffer.position()) < 0) {
@@ -89,6 +103,7 @@ public final class UnitChecksums {
         }
         buffer.flip();
         CRC32C crc = new CRC32C();
+        crc.update(ByteBuffer.allocate(KEY_LANE_BYTES).putLong(key.hi()).putLong(key.lo()).putInt(lane).flip());
         crc.update(buffer);
         return (int) crc.getValue();
     }

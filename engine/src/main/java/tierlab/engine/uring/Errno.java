@@ -27,6 +27,7 @@ public final class Errno {
     public static final int EIO = 5;
     public static final int EBADF = 9;
     public static final int EAGAIN = 11;
+    public static final int EEXIST = 17;
     public static final int ENOMEM = 12;
     public static final int EACCES = 13;
     public static final int EFAULT = 14;

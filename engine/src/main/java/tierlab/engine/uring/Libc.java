@@ -46,6 +46,11 @@ public final class Libc {
     public static final int O_CREAT = 0x40;
     public static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0x10000 : 0x4000;
     public static final int O_CLOEXEC = 0x80000;
+    public static final int O_EXCL = 0x80;
+
+    // sys/file.h: flock(2) operations.
+    public static final int LOCK_EX = 2;
+    public static final int LOCK_NB = 4;
 
     // sys/mman.h
     public static final int PROT_READ = 0x1;
@@ -88,6 +93,8 @@ public final class Libc {
     private static final MethodHandle OPEN = downcall("open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
     private static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
+    /** int flock(int fd, int operation): a lock of the open file description on the file's inode. */
+    private static final MethodHandle FLOCK = downcall("flock", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), CAPTURE_ERRNO);
     private static final MethodHandle FALLOCATE = downcall("fallocate",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), CAPTURE_ERRNO);
     private static final MethodHandle FTRUNCATE = downcall("ftruncate",
@@ -176,6 +183,19 @@ public final class Libc {
     public static int close(MemorySegment errnoState, int fd) {
         try {
             return (int) CLOSE.invokeExact(errnoState, fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * flock(2): unlike fcntl's POSIX locks (FileChannel.lock), the lock belongs to this open file
+     * description, so closing another descriptor of the same file elsewhere in the process does
+     * not drop it, and it is on the inode, so every path to the file (a symlink, a hard link) meets it.
+     */
+    public static int flock(MemorySegment errnoState, int fd, int operation) {
+        try {
+            return (int) FLOCK.invokeExact(errnoState, fd, operation);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -87,4 +87,79 @@ class CudaLiveRunTest {
             assertTrue(cuda.leaksNothing(), cuda.leftovers());
         }
     }
+
+    /**
+     * With payload verification off nothing compares loaded bytes with their key's payload; the
+     * runtime still checks every L2 read of a unit this run wrote against the unit's checksum at
+     * write. A storage port that returns wrong bytes for some reads is caught.
+     */
+    @Test
+    void withVerificationOffWrongBytesFromL2AreStillCaughtByTheirChecksum() throws Exception {
+        Geometry geometry = TinyModel.smallGeometry();
+        long block = geometry.blockBytes();
+        StoreSettings settings = StoreSettings.defaults(geometry, 48 * block, 1_024 * block);
+        List<RequestSpec> requests = new ArrayList<>();
+        for (int i = 0; i < 120; i++) {
+            // 30 prompts of 6 blocks, each sent four times: later sends read L2 once L1 (48 blocks) has evicted them.
+            requests.add(new RequestSpec(i, i * 200_000L, 6 * 16L + 5, 1, BlockChains.ofPrompt(i % 30, 6)));
+        }
+        FakeCuda cuda = new FakeCuda(true);
+        try (PinnedArena arena = PinnedArena.allocate(settings.l1CapacityBytes(), false)) {
+            for (boolean corrupt : new boolean[] {false, true}) {
+                try (CudaCopyPort copies = new CudaCopyPort(cuda, 0, arena, geometry.laneBytes(), geometry.tp(), false);
+                     StoragePort real = StoragePorts.open(dir.resolve("l2-" + corrupt + ".bin"), arena, settings.l2CapacityBytes())) {
+                    StoragePort port = corrupt ? new EveryThirdReadCorrupted(real, arena) : real;
+                    DecisionTrace trace = new DecisionTrace();
+                    ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(4_096).withConcurrency(4),
+                            new TieredStore(settings, trace), trace);
+                    try (LiveRuntime runtime = new LiveRuntime(scheduler, port, arena, new ComputeTiming(50_000, 200, 0.01, 20_000),
+                            30_000_000_000L, copies)) {
+                        LiveRuntime.Report report = runtime.run(requests);
+                        assertTrue(report.l2ReadOps() > 0, "L2 was read back");
+                        assertEquals(0, report.loadMatches(), "no payload checks with verification off");
+                        if (corrupt) {
+                            // Before: 0 mismatches, whatever the reads returned.
+                            assertTrue(report.l2ChecksumMismatches() > 0, "the corrupted reads were caught");
+                            assertEquals(report.l2ChecksumMismatches(), report.mismatches());
+                            assertTrue(report.mismatchExamples().getFirst().contains("returned CRC32C"), report.mismatchExamples().toString());
+                        } else {
+                            assertEquals(0, report.mismatches(), report.mismatchExamples().toString());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** A storage port whose every third read puts a wrong byte into L1 before it reports success. */
+    private static final class EveryThirdReadCorrupted implements StoragePort {
+        private final StoragePort real;
+        private final PinnedArena arena;
+        private final java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+
+        EveryThirdReadCorrupted(StoragePort real, PinnedArena arena) {
+            this.real = real;
+            this.arena = arena;
+        }
+
+        @Override
+        public void submit(List<? extends tierlab.model.io.IoOp.L2Op> ops, CompletionSink sink) {
+            real.submit(ops, (op, completion) -> {
+                if (op instanceof tierlab.model.io.IoOp.L2Read read && completion.succeeded() && reads.incrementAndGet() % 3 == 0) {
+                    var first = arena.slice(read.l1Offset(), 1);
+                    first.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) ~first.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+                }
+                sink.completed(op, completion);
+            });
+        }
+
+        @Override
+        public String name() {
+            return "corrupting " + real.name();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
 }

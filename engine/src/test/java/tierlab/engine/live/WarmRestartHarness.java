@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import tierlab.engine.PinnedArena;
+import tierlab.engine.persist.L2FileLock;
 import tierlab.model.geometry.BlockKey;
 import tierlab.model.geometry.Geometry;
 import tierlab.model.geometry.ModelShape;
@@ -17,8 +18,8 @@ import tierlab.model.store.StoreSettings;
 import tierlab.model.trace.DecisionTrace;
 
 /**
- * Live runs on one persistent L2 file as a user's processes would make them: open the storage
- * port, {@link WarmStart#open}, serve prompts on real bytes (every load is checked against the
+ * Live runs on one persistent L2 file as a user's processes would make them: lock the file, open
+ * the storage port, {@link WarmStart#open}, serve prompts on real bytes (every load is checked against the
  * payload of its key, so wrong bytes show up as mismatches), then save the index or "crash"
  * (end without saving).
  */
@@ -34,7 +35,13 @@ final class WarmRestartHarness {
      * What one process saw: how its store was opened, what the run served, and how many units the
      * store showed in L2 right after opening (before the run stored anything).
      */
-    record Outcome(WarmStart.Opened opened, LiveRuntime.Report report, long l2VisibleAtOpen) {}
+    record Outcome(WarmStart.Opened opened, LiveRuntime.Report report, long l2VisibleAtOpen, WarmStart.Saved saved) {}
+
+    /** What a test does while a run holds the L2 file, between opening the store and serving. */
+    @FunctionalInterface
+    interface WhileHeld {
+        void run(WarmStart.Opened opened) throws Exception;
+    }
 
     private WarmRestartHarness() {}
 
@@ -55,16 +62,26 @@ final class WarmRestartHarness {
 
     /** One process on {@code l2}: opens warm or cold, serves {@code requests}, saves the index only if {@code clean}. */
     static Outcome run(Path l2, List<RequestSpec> requests, boolean clean) throws Exception {
-        try (PinnedArena arena = PinnedArena.allocate(SETTINGS.l1CapacityBytes(), false);
+        return run(l2, requests, clean, opened -> { });
+    }
+
+    /**
+     * {@link #run(Path, List, boolean)} in the order a live run takes: lock the L2 file, open the
+     * storage port on it, open the store; {@code whileHeld} runs once the store is open.
+     */
+    static Outcome run(Path l2, List<RequestSpec> requests, boolean clean, WhileHeld whileHeld) throws Exception {
+        try (L2FileLock lock = L2FileLock.acquire(l2);
+             PinnedArena arena = PinnedArena.allocate(SETTINGS.l1CapacityBytes(), false);
              StoragePort port = tierlab.engine.StoragePorts.open(l2, arena, SETTINGS.l2CapacityBytes())) {
-            WarmStart.Opened opened = WarmStart.open(SETTINGS, l2, new DecisionTrace());
+            WarmStart.Opened opened = WarmStart.open(SETTINGS, lock, new DecisionTrace());
             try (opened) {
-                return serve(l2, opened, arena, port, requests, clean);
+                whileHeld.run(opened);
+                return serve(opened, arena, port, requests, clean);
             }
         }
     }
 
-    private static Outcome serve(Path l2, WarmStart.Opened opened, PinnedArena arena, StoragePort port,
+    private static Outcome serve(WarmStart.Opened opened, PinnedArena arena, StoragePort port,
                                  List<RequestSpec> requests, boolean clean) throws Exception {
         ServingEngine scheduler = ServingEngines.create(SchedulerSettings.defaults(1_024).withConcurrency(4),
                 opened.store(), opened.store().trace());
@@ -72,10 +89,8 @@ final class WarmRestartHarness {
                 30_000_000_000L)) {
             long l2VisibleAtOpen = opened.store().testView().l2VisibleCount();
             LiveRuntime.Report report = runtime.run(requests);
-            if (clean) {
-                WarmStart.saveOnShutdown(opened, l2);
-            }
-            return new Outcome(opened, report, l2VisibleAtOpen);
+            WarmStart.Saved saved = clean ? WarmStart.saveOnShutdown(opened, report.mismatches()) : null;
+            return new Outcome(opened, report, l2VisibleAtOpen, saved);
         }
     }
 }

@@ -150,7 +150,7 @@ class WarmStartTest {
             assertTrue(first.warm(), first.message());
             java.io.IOException refused = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
                     () -> WarmStart.open(WarmRestartHarness.SETTINGS, l2, new tierlab.model.trace.DecisionTrace()));
-            assertTrue(refused.getMessage().contains("in use by another run"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("is held by another run"), refused.getMessage());
         }
         // The first holder started a session and saved nothing: its index is stale, and the lock is free again.
         assertCold(run(l2, prompts(0, 100), true), "stale");
@@ -166,5 +166,73 @@ class WarmStartTest {
         }
         assertCold(run(l2, prompts(0, 100), true), "CRC32C");
         assertTrue(run(l2, prompts(0, 200), true).opened().warm(), "the cold run's clean shutdown gives a valid index again");
+    }
+
+    @Test
+    void anIndexWithKeysSwappedBetweenSlotsIsRejected() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        assertTrue(IndexForgery.swapKeys(l2, false));
+        // Before the checksums named their keys: accepted, and both swapped keys served each other's bytes.
+        assertCold(run(l2, prompts(0, 100), true), "damaged", "2 of " + KEYS_PER_SET + " units",
+                "names keys it was not saved with");
+    }
+
+    @Test
+    void anIndexNamingAKeyTheFileNeverHeldIsRejected() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        assertTrue(IndexForgery.foreignKey(l2, false));
+        assertCold(run(l2, prompts(0, 100), true), "damaged", "1 of " + KEYS_PER_SET + " units");
+    }
+
+    @Test
+    void aForgedIndexWithRecomputedChecksumsIsCaughtByThePayloadChecksAndNeverSavedAgain() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        assertTrue(IndexForgery.swapKeys(l2, true));
+        Outcome forged = run(l2, prompts(0, 100), true);
+        assertTrue(forged.opened().warm(), "checksums recomputed for the forged keys pass at open: " + forged.opened().message());
+        assertEquals(2, forged.report().mismatches(), "the two swapped keys' loads are caught by their payload");
+        assertFalse(forged.saved().saved(), "a run that served wrong bytes saves no index");
+        assertTrue(forged.saved().dropped().contains("served 2 loads with wrong bytes"), forged.saved().dropped());
+        assertFalse(Files.exists(IndexFile.besideL2(l2)), "and the forged index is gone");
+        assertCold(run(l2, prompts(0, 200), true), "does not exist");
+    }
+
+    @Test
+    void aRunWhoseFileWasReplacedUnderItSavesNoIndex() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        Outcome replaced = run(l2, prompts(0, 100), true, opened -> {
+            Files.move(l2, dir.resolve("away.bin"));
+            Files.copy(dir.resolve("away.bin"), l2);
+        });
+        assertFalse(replaced.saved().saved());
+        assertTrue(replaced.saved().dropped().contains("was removed or replaced while this run held it"), replaced.saved().dropped());
+        assertFalse(Files.exists(IndexFile.besideL2(l2)));
+    }
+
+    @Test
+    void noRunOpensTheFileThroughAnotherNameWhileOneHoldsIt() throws Exception {
+        Path l2 = dir.resolve("l2.bin");
+        run(l2, prompts(0, 0), true);
+        Path symlink = Files.createSymbolicLink(dir.resolve("link.bin"), l2);
+        Path hardLink = Files.createLink(dir.resolve("hard.bin"), l2);
+        Outcome holder = run(l2, prompts(0, 100), true, opened -> {
+            for (Path other : java.util.List.of(l2, symlink, hardLink)) {
+                java.io.IOException refused = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                        () -> WarmStart.open(WarmRestartHarness.SETTINGS, other, new tierlab.model.trace.DecisionTrace()));
+                assertTrue(refused.getMessage().contains("is held by another run"), refused.getMessage());
+            }
+        });
+        assertTrue(holder.opened().warm());
+        assertEquals(0, holder.report().mismatches());
+        assertEquals(KEYS_PER_SET, holder.report().loadMatches());
+        // Through the symlink the file is the same, but its index beside the link is another: a cold start, then warm.
+        assertCold(run(symlink, prompts(0, 200), true), "does not exist");
+        assertTrue(run(symlink, prompts(0, 300), true).opened().warm());
+        assertCold(run(hardLink, prompts(0, 400), true), "does not exist");
+        assertCold(run(l2, prompts(0, 500), true), "stale");
     }
 }

@@ -133,7 +133,7 @@ class IndexFileTest {
         byte[] magic = new byte[8];
         bytes.get(magic);
         assertArrayEquals("TLL2IDX\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII), magic);
-        assertEquals(2, bytes.getInt(8));
+        assertEquals(3, bytes.getInt(8));
         assertEquals(SLOTS, bytes.getInt(12));
         assertEquals(LANE_BYTES, bytes.getLong(16));
         assertEquals(TP, bytes.getInt(24));
@@ -216,16 +216,23 @@ class IndexFileTest {
         assertRejected(IndexFile.read(tiny, GEOMETRY), RejectKind.FOREIGN, "magic");
 
         byte[] future = IndexFile.encode(contents(sampleSnapshot(5)));
-        ByteBuffer.wrap(future).putInt(8, 3);
+        ByteBuffer.wrap(future).putInt(8, 4);
         Path newer = dir.resolve("newer.index");
         Files.write(newer, future);
-        assertRejected(IndexFile.read(newer, GEOMETRY), RejectKind.FOREIGN, "format version 3", "reads version 2");
+        assertRejected(IndexFile.read(newer, GEOMETRY), RejectKind.FOREIGN, "format version 4", "reads version 3");
 
         byte[] older = IndexFile.encode(contents(sampleSnapshot(5)));
         ByteBuffer.wrap(older).putInt(8, 1);
         Path v1 = dir.resolve("v1.index");
         Files.write(v1, older);
-        assertRejected(IndexFile.read(v1, GEOMETRY), RejectKind.FOREIGN, "format version 1", "reads version 2");
+        assertRejected(IndexFile.read(v1, GEOMETRY), RejectKind.FOREIGN, "format version 1", "reads version 3");
+
+        // Version 2's unit checksums covered bytes alone, not the keys they vouch for.
+        byte[] bytesOnly = IndexFile.encode(contents(sampleSnapshot(5)));
+        ByteBuffer.wrap(bytesOnly).putInt(8, 2);
+        Path v2 = dir.resolve("v2.index");
+        Files.write(v2, bytesOnly);
+        assertRejected(IndexFile.read(v2, GEOMETRY), RejectKind.FOREIGN, "format version 2", "reads version 3");
     }
 
     @Test

@@ -136,6 +136,8 @@ public record ExperimentFile(String name, String description, String label, Stri
      *                    (HostLimits: 75% of MemAvailable; live also RLIMIT_MEMLOCK without CAP_IPC_LOCK)
      * @param l2LimitGiB  hybrid and live: the largest L2 file a run may write, instead of the free space
      *                    where the file goes
+     * @param l2FileOverwrite with {@code l2File}: write over an existing file or block device that does not
+     *                    carry tierlab's identity (refused otherwise) [false]
      * @param policyKnobs every other field: the replacement policies' knobs by their declared names
      *                    ({@code mruInterval}, ...), checked by the loader against the policy registry, so
      *                    a policy's new knob needs no field here
@@ -145,7 +147,7 @@ public record ExperimentFile(String name, String description, String label, Stri
                                Boolean batchL2Reads, Double writeBatchMaxMiB, Integer stagingSlots,
                                Boolean contiguousStaging, List<String> knownBugs, String baseline, String l2File,
                                String l2WritePolicy, String l2Admission, Double l1LimitGiB, Double l2LimitGiB,
-                               @JsonAnySetter Map<String, JsonNode> policyKnobs) {
+                               Boolean l2FileOverwrite, @JsonAnySetter Map<String, JsonNode> policyKnobs) {
         public StoreSection {
             policyKnobs = policyKnobs == null ? Map.of() : policyKnobs;
         }
@@ -153,7 +155,7 @@ public record ExperimentFile(String name, String description, String label, Stri
         /** A section with every field unset. */
         static StoreSection empty() {
             return new StoreSection(null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                    null, null, null, null);
+                    null, null, null, null, null);
         }
     }
 

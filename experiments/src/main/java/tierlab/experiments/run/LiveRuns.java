@@ -10,6 +10,9 @@ import tierlab.engine.StoragePorts;
 import tierlab.engine.cuda.CudaCopyPort;
 import tierlab.engine.live.LiveRuntime;
 import tierlab.engine.live.WarmStart;
+import tierlab.engine.persist.L2FileLock;
+import tierlab.experiments.IoProblems;
+import tierlab.experiments.OutputFolderCheck;
 import tierlab.metrics.CounterSnapshot;
 import tierlab.model.io.ComputeModel;
 import tierlab.model.io.StoragePort;
@@ -62,6 +65,9 @@ final class LiveRuns {
         Throwable thrown = null;
         try {
             failure = serve(point, passes, trace, l2, persistent != null, loop, live);
+        } catch (L2Step e) {
+            failure = e.getMessage();
+            thrown = e.getCause();
         } catch (IOException e) {
             failure = RunResources.cannotOpen(l2, settings.l2CapacityBytes(), e);
             thrown = e;
@@ -75,35 +81,92 @@ final class LiveRuns {
         Map<String, Double> run = RunResults.runMetrics(failure, loop.submitted - live.engine.finished().size(),
                 failure == null ? live.engine.store().leftovers().size() : 0.0, live.realMismatches, Double.NaN,
                 live.realMatches, live.realMismatches, Double.NaN, Double.NaN);
+        RunFailure cause = failure != null && live.realMismatches > 0 ? RunFailure.wrongBytes()
+                : RunFailure.of(point.config(), failure, thrown);
         return new RunResult(point, loop.metrics, run, List.of(), loop.ttft, RunResults.hex(trace.hash()), trace.eventCount(),
-                failure, List.copyOf(live.examples), System.nanoTime() - startNs, loop.outcomes,
-                RunFailure.of(point.config(), failure, thrown));
+                failure, List.copyOf(live.examples), System.nanoTime() - startNs, loop.outcomes, cause);
+    }
+
+    /**
+     * A failure of one step on the persistent L2 file or its index, with the sentence that names
+     * that step (locking, opening, saving), not the generic "cannot open".
+     */
+    static final class L2Step extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        L2Step(String message, IOException cause) {
+            super(message, cause);
+        }
+    }
+
+    /** An L2 step that may fail with an IOException. */
+    @FunctionalInterface
+    private interface IoStep<T> {
+        T get() throws IOException;
+    }
+
+    /** {@code step}'s value; its failure as an {@link L2Step} saying "{@code what}: the cause in words". */
+    private static <T> T step(String what, IoStep<T> step) throws L2Step {
+        try {
+            return step.get();
+        } catch (L2FileLock.HeldException e) {
+            throw new L2Step(e.getMessage(), e);
+        } catch (IOException e) {
+            throw new L2Step(what + ": " + IoProblems.describe(e), e);
+        }
     }
 
     /** Opens the run's L1, GPU side, L2 port and runtime, serves every pass, and closes them; returns the failure or null. */
     private String serve(RunPoint point, RunPasses passes, DecisionTrace trace, Path l2, boolean persistent, PassLoop loop,
                          LivePasses live) throws IOException {
         StoreSettings settings = live.engine.store().settings();
-        try (RunResources.L1Arena l1 = resources.l1Arena(point, settings.l1CapacityBytes());
+        // A persistent file is locked before anything opens it, so no second run ever sizes or writes it.
+        L2FileLock lock = persistent ? step("cannot lock the L2 file " + l2, () -> L2FileLock.acquire(l2)) : null;
+        PersistentL2 keeper = persistent ? new PersistentL2(point, lock) : null;
+        try (L2FileLock held = lock;
+             PersistentL2 leftover = keeper;
+             RunResources.L1Arena l1 = resources.l1Arena(point, settings.l1CapacityBytes());
              // Closed after the runtime and the storage port: it waits for copies in flight, then unregisters L1.
              CudaCopyPort cuda = resources.gpuPort(point, l1.arena(), settings);
-             StoragePort port = StoragePorts.open(l2, l1.arena(), settings.l2CapacityBytes());
+             StoragePort port = step("cannot open the L2 file " + l2 + " (" + OutputFolderCheck.size(settings.l2CapacityBytes())
+                     + " preallocated)", () -> StoragePorts.open(l2, l1.arena(), settings.l2CapacityBytes()));
              // A persistent L2 file is opened after the port sized it and before the first write.
-             WarmStart.Opened warm = persistent ? WarmStart.open(settings, l2, trace) : null;
+             WarmStart.Opened warm = persistent ? step("cannot read or stamp the identity of the L2 file " + l2,
+                     () -> WarmStart.open(settings, held, trace)) : null;
              LiveRuntime runtime = new LiveRuntime(live.engine(warm == null ? live.engine : warmEngine(point, warm, trace)),
                      port, l1.arena(), timing(point.config()), LIVE_STALL_TIMEOUT_NS, cuda)) {
             // The GPU copy path was recorded by gpuPort (CUDA's device and driver, or host buffers and why).
             resources.recordFacts(point, facts -> facts.withStorage(port));
             live.attach(runtime, port);
-            String failure = loop.run(passes, live, live.observer);
-            if (failure == null) {
-                live.engine.store().checkInvariants();
-                if (warm != null) {
-                    WarmStart.saveOnShutdown(warm, l2);
-                }
+            if (keeper != null) {
+                keeper.opened(warm, runtime);
             }
-            return failure;
+            String failure = loop.run(passes, live, live.observer);
+            if (failure == null || runtime.stopRequested()) {
+                live.engine.store().checkInvariants();
+            }
+            boolean saveable = failure == null;
+            if (live.realMismatches > 0) {
+                failure = wrongBytes(point, live, failure);
+                saveable = false;
+            } else if (runtime.stopRequested()) {
+                // Stopped cleanly: every write it issued landed and the invariants held; the index keeps what landed.
+                saveable = true;
+                failure = "stopped by a signal (SIGINT or SIGTERM) after " + live.engine.finished().size() + " of "
+                        + loop.submitted + " requests";
+            }
+            return keeper == null ? failure : keeper.finish(failure, saveable, live.realMismatches);
         }
+    }
+
+    /** The failure of a run that served wrong bytes, said on stderr too: the run fails, whatever else it did. */
+    private static String wrongBytes(RunPoint point, LivePasses live, String otherFailure) {
+        String failure = "served " + live.realMismatches + " load" + (live.realMismatches == 1 ? "" : "s")
+                + " with wrong bytes (run.realMismatches = " + live.realMismatches + "; first: "
+                + (live.examples.isEmpty() ? "none recorded" : live.examples.getFirst()) + ")"
+                + (otherFailure == null ? "" : "; also " + otherFailure);
+        System.err.println("tierlab: run " + point.index() + ": " + failure);
+        return failure;
     }
 
     /** The live runtime's compute steps: timed as the device profile's GPU model times them. */
@@ -165,6 +228,10 @@ final class LiveRuns {
 
         @Override
         public void run(List<RequestSpec> requests) {
+            if (runtime.stopRequested()) {
+                // A signal stopped the run: the passes after the stopped one are not served.
+                return;
+            }
             LiveRuntime.Report report;
             serving = true;
             try {

@@ -397,6 +397,15 @@ public final class RunCommand implements Callable<Integer> {
             if (config.mode().equals("sim")) {
                 continue;
             }
+            if (config.l2File() != null) {
+                ExperimentFile.StoreSection store = experiment.spec().store();
+                boolean overwrite = store != null && Boolean.TRUE.equals(store.l2FileOverwrite());
+                String refusedFile = L2FileCheck.refusal(String.valueOf(config.parameters().get("store.l2File")),
+                        config.l2File(), overwrite, config.store());
+                if (refusedFile != null) {
+                    throw new CommandException(experiment.file() + ": " + refusedFile);
+                }
+            }
             Path l2 = config.l2File() != null ? config.l2File() : scratchFile;
             String refused = HostLimits.l2Refusal(config.mode(), config.store().l2CapacityBytes(),
                     HostLimits.l2(l2, l2LimitGiB(experiment)));

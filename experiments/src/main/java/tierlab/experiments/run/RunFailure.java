@@ -35,11 +35,16 @@ public record RunFailure(Kind kind, String stackTrace) implements Serializable {
          * The host could not give the run what it needs (L1 memory, the L2 file, CUDA), or its files or
          * its GPU failed under the run.
          */
-        HOST;
+        HOST,
+        /**
+         * A live run loaded bytes that are not its keys' ({@code run.realMismatches} > 0): whatever
+         * else it measured, its figures rest on wrong data, and it saved no L2 index.
+         */
+        WRONG_BYTES;
 
-        /** The column's word: {@code ablation}, {@code invariant}, {@code bug}, {@code host}. */
+        /** The column's word: {@code ablation}, {@code invariant}, {@code bug}, {@code host}, {@code wrong-bytes}. */
         public String columnValue() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 
@@ -68,6 +73,11 @@ public record RunFailure(Kind kind, String stackTrace) implements Serializable {
     private static boolean isHostFailure(Throwable thrown) {
         return thrown instanceof java.io.IOException || thrown instanceof java.io.UncheckedIOException
                 || thrown instanceof tierlab.engine.cuda.CudaException;
+    }
+
+    /** A live run that served wrong bytes. */
+    public static RunFailure wrongBytes() {
+        return new RunFailure(Kind.WRONG_BYTES, null);
     }
 
     /** A run the host refused before it served anything. */
