@@ -116,6 +116,14 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         List<Long> capacityBlocks = validatedCapacities();
         List<String> policyNames = validatedPolicies();
+        // Held to the last write, so a second replay given the same --out is refused at once.
+        try (OutputFolderLock held = OutputFolderLock.acquire(out)) {
+            return replayAndWrite(capacityBlocks, policyNames);
+        }
+    }
+
+    /** The replays and the output folder, once this process holds the folder. */
+    private int replayAndWrite(List<Long> capacityBlocks, List<String> policyNames) {
         // Refuse a bad --out before the replays rather than after them.
         AtomicOutputDirectory.checkReplaceable(out, OUTPUT_FILES);
 
