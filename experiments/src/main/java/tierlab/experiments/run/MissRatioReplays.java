@@ -214,7 +214,7 @@ final class MissRatioReplays {
             }
             section.append(part);
         }
-        table.write().csv(folder.resolve(RunCommand.MISS_RATIO_CSV).toFile());
+        tierlab.experiments.CsvFiles.write(table, folder.resolve(RunCommand.MISS_RATIO_CSV));
         Files.writeString(folder.resolve(Plotter.MISS_RATIO_SECTION), section.toString(), StandardCharsets.UTF_8);
     }
 
