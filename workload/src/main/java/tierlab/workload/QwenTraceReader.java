@@ -65,8 +65,8 @@ public final class QwenTraceReader {
                     + kind(timestamp));
         }
         long arrivalNs = Math.round(timestamp.asDouble() * 1e9);
-        long inputTokens = nonNegativeLong(file, lineNumber, node, "input_length");
-        long outputTokens = nonNegativeLong(file, lineNumber, node, "output_length");
+        long inputTokens = MooncakeTraceReader.tokenCount(file, lineNumber, node, "input_length");
+        long outputTokens = MooncakeTraceReader.tokenCount(file, lineNumber, node, "output_length");
         long[] hashIds = MooncakeTraceReader.hashIds(file, lineNumber, node, inputTokens, TRACE_BLOCK_TOKENS);
         return new TraceRequest(lineNumber, arrivalNs, inputTokens, outputTokens, hashIds);
     }

@@ -19,6 +19,19 @@ public record RequestTrace(Path file, String format, int blockTokens, List<Trace
     /** The most block references one replay holds in memory (one array). */
     public static final long MAX_REFERENCES = Integer.MAX_VALUE - 8;
 
+    /**
+     * The most tokens a trace may give one request's prompt or output: 100 million, far beyond any
+     * model's context. A larger count is an edit or a unit mix-up, and the token sums of a request
+     * (prompt + output, in blocks) must not overflow.
+     */
+    public static final long MAX_REQUEST_TOKENS = 100_000_000L;
+
+    /** The refusal of a token count above {@link #MAX_REQUEST_TOKENS}, or null when it is within it. */
+    public static String tokenCountProblem(String field, long tokens) {
+        return tokens <= MAX_REQUEST_TOKENS ? null : String.format(java.util.Locale.ROOT,
+                "%s is %,d tokens; a request's prompt or output may have at most %,d", field, tokens, MAX_REQUEST_TOKENS);
+    }
+
     public RequestTrace {
         requests = List.copyOf(requests);
         if (blockTokens < 0) {

@@ -69,6 +69,7 @@ class QwenTraceReaderTest {
             negative timestamp   | {"chat_id": 3, "parent_chat_id": -1, "timestamp": -0.5, "input_length": 1, "output_length": 1, "turn": 1, "hash_ids": [1]} | field "timestamp" must be a number of seconds >= 0
             type not a string    | {"chat_id": 3, "parent_chat_id": -1, "timestamp": 0, "input_length": 1, "output_length": 1, "turn": 1, "type": 5, "hash_ids": [1]} | field "type" must be a string
             hash_ids short       | {"chat_id": 3, "parent_chat_id": -1, "timestamp": 0, "input_length": 33, "output_length": 1, "turn": 1, "hash_ids": [1, 2]} | hash_ids cover 32 tokens (2 blocks of 16) but input_length is 33; it needs at least 3 hash_ids
+            output too long      | {"chat_id": 3, "parent_chat_id": -1, "timestamp": 0, "input_length": 1, "output_length": 99999999999999, "turn": 1, "hash_ids": [1]} | field "output_length" is 99,999,999,999,999 tokens; a request's prompt or output may have at most 100,000,000
             not JSON             | {"chat_id": 3,                                         | not valid JSON
             """)
     void rejectsAMalformedLineNamingFileAndLine(String name, String badLine, String expectedProblem) throws IOException {
