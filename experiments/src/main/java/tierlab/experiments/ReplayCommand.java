@@ -134,6 +134,9 @@ public final class ReplayCommand implements Callable<Integer> {
             // The Mooncake path is the one it always was (MooncakeTraceReader, the same sweep), so its output is unchanged.
             MooncakeTrace mooncake = format.equals("mooncake") ? MooncakeTraceReader.read(trace) : null;
             read = mooncake != null ? RequestTrace.of(mooncake) : TraceFormats.FORMATS.get("--format", format).read(trace);
+            PrintWriter stderr = spec.commandLine().getErr();
+            read.warnings().forEach(line -> stderr.println("tierlab: warning: " + line));
+            stderr.flush();
             long startNs = System.nanoTime();
             curves = mooncake != null ? MissRatioSweep.run(mooncake, policyNames, capacityBlocks)
                     : MissRatioSweep.run(read.blockRequests(), policyNames, capacityBlocks);

@@ -13,8 +13,10 @@ import java.util.List;
  * @param blockTokens tokens per block of its {@code hashIds}; 0 for a trace of cache objects (the
  *                    libCacheSim formats), whose ids are whole objects with no token count
  * @param requests    the requests, in file order
+ * @param warnings    what the reader accepted but the user should know, one line each naming the file and
+ *                    line ({@code FILE:LINE: ...}); the commands print them on stderr
  */
-public record RequestTrace(Path file, String format, int blockTokens, List<TraceRequest> requests) {
+public record RequestTrace(Path file, String format, int blockTokens, List<TraceRequest> requests, List<String> warnings) {
 
     /** The most block references one replay holds in memory (one array). */
     public static final long MAX_REFERENCES = Integer.MAX_VALUE - 8;
@@ -32,8 +34,14 @@ public record RequestTrace(Path file, String format, int blockTokens, List<Trace
                 "%s is %,d tokens; a request's prompt or output may have at most %,d", field, tokens, MAX_REQUEST_TOKENS);
     }
 
+    /** A trace the reader has nothing to warn about. */
+    public RequestTrace(Path file, String format, int blockTokens, List<TraceRequest> requests) {
+        this(file, format, blockTokens, requests, List.of());
+    }
+
     public RequestTrace {
         requests = List.copyOf(requests);
+        warnings = List.copyOf(warnings);
         if (blockTokens < 0) {
             throw new IllegalArgumentException("blockTokens must be >= 0, was " + blockTokens);
         }

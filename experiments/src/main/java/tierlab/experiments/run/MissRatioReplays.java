@@ -139,7 +139,7 @@ final class MissRatioReplays {
                 return new Replay(name, stem, MissRatioSweep.run(trace, policies, capacities), 512);
             }
             if (config.workload() instanceof WorkloadPlan.Trace plan) {
-                RequestTrace trace = plan.read();
+                RequestTrace trace = executor.trace(plan);
                 return new Replay(name, stem, MissRatioSweep.run(trace.blockRequests(), policies, capacities),
                         trace.blockTokens());
             }

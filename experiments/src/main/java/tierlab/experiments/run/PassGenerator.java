@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import tierlab.model.request.RequestSpec;
 import tierlab.model.util.SeedTree;
@@ -26,6 +27,21 @@ final class PassGenerator {
     private final Map<Path, MooncakeTrace> traces = new ConcurrentHashMap<>();
     /** Traces of the other formats by file, format and synthesis settings: read once per experiment. */
     private final Map<String, RequestTrace> otherTraces = new ConcurrentHashMap<>();
+    /** Where a trace's warnings go, once per trace read: the command's stderr. */
+    private volatile Consumer<String> warnings = line -> System.err.println("tierlab: warning: " + line);
+
+    void onWarning(Consumer<String> sink) {
+        this.warnings = sink;
+    }
+
+    /** A trace of another format (qwen, azure), read once; its reader's warnings are told when it is read. */
+    RequestTrace trace(WorkloadPlan.Trace plan) {
+        return otherTraces.computeIfAbsent(plan.trace() + " " + plan.format() + " " + plan.synthesis(), key -> {
+            RequestTrace read = plan.read();
+            read.warnings().forEach(warnings);
+            return read;
+        });
+    }
 
     RunPasses passes(RunConfig config) {
         RunPasses passes = generate(config);
@@ -51,8 +67,7 @@ final class PassGenerator {
                 yield new RunPasses(plan.passes(), List.of(MooncakeWorkload.requests(trace, plan.geometry(), plan.options())), 0, 0);
             }
             case WorkloadPlan.Trace plan -> {
-                RequestTrace trace = otherTraces.computeIfAbsent(plan.trace() + " " + plan.format() + " " + plan.synthesis(),
-                        key -> plan.read());
+                RequestTrace trace = trace(plan);
                 List<RequestSpec> requests = withTraceField(() -> TraceWorkload.requests(trace, plan.geometry(), plan.options()));
                 yield new RunPasses(plan.passes(), List.of(requests), 0, 0);
             }

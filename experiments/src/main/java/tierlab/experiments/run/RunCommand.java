@@ -183,7 +183,13 @@ public final class RunCommand implements Callable<Integer> {
         Instant startedAt = Instant.now();
         long startNs = System.nanoTime();
         Path scratch = scratchFolder(target, experiment);
-        RunExecutor executor = new RunExecutor(scratch, l1Budget(experiment));
+        PrintWriter stderr = spec.commandLine().getErr();
+        RunExecutor executor = new RunExecutor(scratch, l1Budget(experiment)).onWarning(line -> {
+            synchronized (stderr) {
+                stderr.println("tierlab: warning: " + line);
+                stderr.flush();
+            }
+        });
         List<MissRatioReplays.Replay> replays = MissRatioReplays.compute(experiment, executor);
         List<RunResult> results;
         String executorDescription = null;
