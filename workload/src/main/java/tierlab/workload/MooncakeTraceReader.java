@@ -143,6 +143,8 @@ public final class MooncakeTraceReader {
             if (problem != null && problem.startsWith("Trailing token")) {
                 // Jackson's wording names its own binding classes; say what is wrong with the line instead.
                 problem = "more than one JSON value on the line";
+            } else {
+                problem = JsonProblems.words(problem);
             }
             throw new TraceFormatException(file, lineNumber, "not valid JSON" + column + ": " + problem);
         }

@@ -177,7 +177,11 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
         try {
             return new ObjectMapper().readTree(file.toFile());
         } catch (IOException e) {
-            throw new CommandException(file + ": cannot read it (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
+            String where = e instanceof com.fasterxml.jackson.core.JacksonException json && json.getLocation() != null
+                    && json.getLocation().getLineNr() > 0 ? ":" + json.getLocation().getLineNr() : "";
+            String why = e instanceof com.fasterxml.jackson.core.JacksonException json
+                    ? tierlab.workload.JsonProblems.words(json.getOriginalMessage()) : e.getMessage();
+            throw new CommandException(file + where + ": cannot read it (" + why + ")", e);
         }
     }
 

@@ -233,4 +233,22 @@ class PlotCommandTest {
         assertEquals("tierlab: " + requests + ": no column 'ttftMs' in its header line (edited, or written by another program;"
                 + " run the experiment again)", plot.err().strip());
     }
+
+    @Test
+    void aMetricEmptyInEveryRowLeavesTheReferenceRowEmptyAndNamesTheChartWithoutLibraryWords() throws IOException {
+        // As when every run failed: the reference row's metric and the heat map's have no value anywhere.
+        Path out = runSmall("small");
+        Path results = out.resolve("results.csv");
+        for (int row = 1; row <= 8; row++) {
+            editCell(results, row, "warm.l1HitRatio", "");
+        }
+        CommandRun plot = run("plot", out.toString());
+        assertEquals(1, plot.exitCode(), plot.err());
+        assertTrue(plot.err().startsWith("tierlab: chart heat (warm.l1HitRatio by store.policy and store.l1CapacityGiB) not"
+                + " drawn: no run has a value of warm.l1HitRatio (the runs failed, or its cells in results.csv are empty)\n"),
+                plot.err());
+        assertFalse(plot.err().contains("Exception"), plot.err());
+        assertFalse(plot.err().contains("!!!"), plot.err());
+        assertTrue(Files.readString(out.resolve("report.md")).contains("warm hit lru at 2 GiB"));
+    }
 }
