@@ -101,8 +101,47 @@ public final class AtomicOutputDirectory {
                 // Not a file problem: a defect in the job, which must keep its type and stack trace.
                 throw bug;
             }
-            throw new CommandException("cannot write output folder " + target + ": " + CommandException.describe(e), e);
+            throw new CommandException(failedWrite(target, absolute, written(e, temporaryOf(e, parent, absolute)), e), e);
         }
+    }
+
+    /**
+     * The line for a failed write: the file as it would have been named in the output ("cannot write
+     * out/x/results.csv: no space left on device (ENOSPC)"), not its temporary name, and that the output
+     * folder is as it was.
+     */
+    private static String failedWrite(Path target, Path absolute, Path fileInOutput, Exception e) {
+        String kept = Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                ? "; " + target + " is left as it was" : "; nothing was written to " + target;
+        if (fileInOutput != null) {
+            return "cannot write " + target.resolve(fileInOutput) + ": " + IoProblems.describe(e) + kept;
+        }
+        return "cannot write output folder " + target + ": " + CommandException.describe(e) + kept;
+    }
+
+    /** The temporary folder of this output that the failed file lies in, or null. */
+    private static Path temporaryOf(Exception e, Path parent, Path absolute) {
+        Path file = failedFile(e);
+        if (file == null || !file.startsWith(parent) || file.getNameCount() <= parent.getNameCount()) {
+            return null;
+        }
+        Path first = parent.resolve(file.getName(parent.getNameCount()));
+        return first.getFileName().toString().startsWith("." + absolute.getFileName() + ".tmp-") ? first : null;
+    }
+
+    /** The failed file relative to the temporary folder it was written in, or null when it was not one of the output's files. */
+    private static Path written(Exception e, Path temporary) {
+        Path file = failedFile(e);
+        return temporary == null || file == null || file.equals(temporary) ? null : temporary.relativize(file);
+    }
+
+    private static Path failedFile(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof java.nio.file.FileSystemException named && named.getFile() != null) {
+                return Path.of(named.getFile()).toAbsolutePath().normalize();
+            }
+        }
+        return null;
     }
 
     /**

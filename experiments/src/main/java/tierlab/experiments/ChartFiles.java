@@ -64,7 +64,8 @@ public final class ChartFiles {
         } catch (Throwable e) {
             deleteQuietly(png);
             deleteQuietly(svg);
-            return CommandException.withRootCause(e);
+            // A cause written for the user (no data to draw) is shown as it is; anything else with its class names.
+            return e instanceof CommandException told ? told.getMessage() : CommandException.withRootCause(e);
         }
     }
 

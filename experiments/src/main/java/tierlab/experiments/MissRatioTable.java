@@ -38,6 +38,6 @@ public final class MissRatioTable {
     }
 
     public static void writeCsv(MissRatioCurves curves, Path file) throws IOException {
-        of(curves).write().csv(file.toFile());
+        CsvFiles.write(of(curves), file);
     }
 }

@@ -116,6 +116,14 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         List<Long> capacityBlocks = validatedCapacities();
         List<String> policyNames = validatedPolicies();
+        // Held to the last write, so a second replay given the same --out is refused at once.
+        try (OutputFolderLock held = OutputFolderLock.acquire(out)) {
+            return replayAndWrite(capacityBlocks, policyNames);
+        }
+    }
+
+    /** The replays and the output folder, once this process holds the folder. */
+    private int replayAndWrite(List<Long> capacityBlocks, List<String> policyNames) {
         // Refuse a bad --out before the replays rather than after them.
         AtomicOutputDirectory.checkReplaceable(out, OUTPUT_FILES);
 
@@ -126,6 +134,9 @@ public final class ReplayCommand implements Callable<Integer> {
             // The Mooncake path is the one it always was (MooncakeTraceReader, the same sweep), so its output is unchanged.
             MooncakeTrace mooncake = format.equals("mooncake") ? MooncakeTraceReader.read(trace) : null;
             read = mooncake != null ? RequestTrace.of(mooncake) : TraceFormats.FORMATS.get("--format", format).read(trace);
+            PrintWriter stderr = spec.commandLine().getErr();
+            read.warnings().forEach(line -> stderr.println("tierlab: warning: " + line));
+            stderr.flush();
             long startNs = System.nanoTime();
             curves = mooncake != null ? MissRatioSweep.run(mooncake, policyNames, capacityBlocks)
                     : MissRatioSweep.run(read.blockRequests(), policyNames, capacityBlocks);

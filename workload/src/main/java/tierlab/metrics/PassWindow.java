@@ -17,11 +17,14 @@ import tierlab.model.store.StoreCounter;
 public record PassWindow(List<RequestOutcome> outcomes, CounterSnapshot start, CounterSnapshot end, Histogram ttftNs,
                          long elapsedNs, long promptTokens, long hitTokens) {
 
-    /** Three significant digits, up to an hour of TTFT in nanoseconds. */
-    private static final long MAX_TTFT_NS = 3_600_000_000_000L;
+    /**
+     * Three significant digits. The histogram resizes itself as values arrive, so a pass has no TTFT ceiling:
+     * a serial engine queueing thousands of long prompts legally reaches hours or days before a first token.
+     */
+    private static final int TTFT_SIGNIFICANT_DIGITS = 3;
 
     public static PassWindow of(List<RequestOutcome> outcomes, CounterSnapshot start, CounterSnapshot end) {
-        Histogram ttft = new Histogram(MAX_TTFT_NS, 3);
+        Histogram ttft = new Histogram(TTFT_SIGNIFICANT_DIGITS);
         long firstArrival = Long.MAX_VALUE;
         long lastFinish = 0;
         long promptTokens = 0;

@@ -47,6 +47,10 @@ public final class AzureTraceReader {
             .optionalStart().appendOffset("+HH:MM", "Z").optionalEnd()
             .toFormatter();
 
+    /** The first and last instants a 64-bit count of nanoseconds since 1970 holds, as a TIMESTAMP reads. */
+    static final String MIN_TIMESTAMP = "1677-09-21 00:12:43.145224192";
+    static final String MAX_TIMESTAMP = "2262-04-11 23:47:16.854775807";
+
     /** One data row as read: its line, its time and its token counts. */
     public record Row(long lineNumber, long arrivalNs, long contextTokens, long generatedTokens) {
     }
@@ -133,13 +137,19 @@ public final class AzureTraceReader {
         try {
             return Duration.ofSeconds(local.toEpochSecond(offset), local.getNano()).toNanos();
         } catch (ArithmeticException e) {
-            throw new TraceFormatException(file, lineNumber, "TIMESTAMP " + text + " is out of range");
+            throw new TraceFormatException(file, lineNumber, "TIMESTAMP " + text + " is out of range: arrivals are"
+                    + " 64-bit nanoseconds since 1970, so a TIMESTAMP must lie from " + MIN_TIMESTAMP + " to " + MAX_TIMESTAMP
+                    + " UTC");
         }
     }
 
     private static long count(Path file, long lineNumber, String field, String text) {
         try {
             long value = Long.parseLong(text);
+            String problem = RequestTrace.tokenCountProblem(field, value);
+            if (problem != null) {
+                throw new TraceFormatException(file, lineNumber, problem);
+            }
             if (value >= 0) {
                 return value;
             }

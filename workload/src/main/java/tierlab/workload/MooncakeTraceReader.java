@@ -121,8 +121,8 @@ public final class MooncakeTraceReader {
     static MooncakeRequest parseLine(Path file, long lineNumber, String line) {
         JsonNode node = parseObject(file, lineNumber, line);
         long timestampMs = nonNegativeLong(file, lineNumber, node, "timestamp");
-        long inputTokens = nonNegativeLong(file, lineNumber, node, "input_length");
-        long outputTokens = nonNegativeLong(file, lineNumber, node, "output_length");
+        long inputTokens = tokenCount(file, lineNumber, node, "input_length");
+        long outputTokens = tokenCount(file, lineNumber, node, "output_length");
         long[] hashIds = hashIds(file, lineNumber, node, inputTokens, MooncakeWorkload.TRACE_BLOCK_TOKENS);
         return new MooncakeRequest(lineNumber, timestampMs, inputTokens, outputTokens, hashIds);
     }
@@ -143,6 +143,8 @@ public final class MooncakeTraceReader {
             if (problem != null && problem.startsWith("Trailing token")) {
                 // Jackson's wording names its own binding classes; say what is wrong with the line instead.
                 problem = "more than one JSON value on the line";
+            } else {
+                problem = JsonProblems.words(problem);
             }
             throw new TraceFormatException(file, lineNumber, "not valid JSON" + column + ": " + problem);
         }
@@ -210,6 +212,16 @@ public final class MooncakeTraceReader {
                     "field \"" + name + "\" must be an integer >= 0, found " + value);
         }
         return value.longValue();
+    }
+
+    /** A token count: an integer from 0 to {@link RequestTrace#MAX_REQUEST_TOKENS}. */
+    static long tokenCount(Path file, long lineNumber, JsonNode object, String name) {
+        long tokens = nonNegativeLong(file, lineNumber, object, name);
+        String problem = RequestTrace.tokenCountProblem("field \"" + name + "\"", tokens);
+        if (problem != null) {
+            throw new TraceFormatException(file, lineNumber, problem);
+        }
+        return tokens;
     }
 
     /** How a JSON value reads in a message: its type, and the value itself when it is short. */

@@ -6,6 +6,8 @@ import static tierlab.workload.MooncakeTraceReader.nonNegativeLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Reads a Qwen-Bailian KVCache trace (alibaba-edu/qwen-bailian-usagetraces-anon, README "Data
@@ -27,6 +29,11 @@ import java.nio.file.Path;
  * Blank lines are skipped; other fields are ignored. Every refusal names the file and line
  * ({@code FILE:LINE: what is wrong}), as {@link MooncakeTraceReader}'s do, and a half-read trace
  * is never returned.
+ *
+ * <p>The sessions are checked across lines: a {@code chat_id} used twice and a {@code parent_chat_id}
+ * chain that comes back to itself are refused (no conversation can be either). A parent that is not in
+ * the file (a slice of a longer trace) and timestamps that go backwards (the requests are replayed in
+ * timestamp order, not file order) are read, with a warning naming the first such line and the count.
  */
 public final class QwenTraceReader {
 
@@ -41,11 +48,17 @@ public final class QwenTraceReader {
 
     /** Reads the whole trace; {@code file} is named in messages as given. */
     public static RequestTrace read(Path file) {
-        return new RequestTrace(file, "qwen", TRACE_BLOCK_TOKENS,
-                MooncakeTraceReader.readJsonLines(file, QwenTraceReader::parseLine));
+        List<Line> lines = MooncakeTraceReader.readJsonLines(file, QwenTraceReader::parseLine);
+        List<String> warnings = QwenSessions.check(file, lines);
+        List<TraceRequest> requests = new ArrayList<>(lines.size());
+        lines.forEach(line -> requests.add(line.request()));
+        return new RequestTrace(file, "qwen", TRACE_BLOCK_TOKENS, requests, warnings);
     }
 
-    static TraceRequest parseLine(Path file, long lineNumber, String line) {
+    /** One line as read: its request and its place in a session. */
+    record Line(TraceRequest request, long chatId, long parentChatId) {}
+
+    static Line parseLine(Path file, long lineNumber, String line) {
         JsonNode node = MooncakeTraceReader.parseObject(file, lineNumber, line);
         long chatId = nonNegativeLong(file, lineNumber, node, "chat_id");
         long parentChatId = integer(file, lineNumber, node, "parent_chat_id", -1);
@@ -65,10 +78,10 @@ public final class QwenTraceReader {
                     + kind(timestamp));
         }
         long arrivalNs = Math.round(timestamp.asDouble() * 1e9);
-        long inputTokens = nonNegativeLong(file, lineNumber, node, "input_length");
-        long outputTokens = nonNegativeLong(file, lineNumber, node, "output_length");
+        long inputTokens = MooncakeTraceReader.tokenCount(file, lineNumber, node, "input_length");
+        long outputTokens = MooncakeTraceReader.tokenCount(file, lineNumber, node, "output_length");
         long[] hashIds = MooncakeTraceReader.hashIds(file, lineNumber, node, inputTokens, TRACE_BLOCK_TOKENS);
-        return new TraceRequest(lineNumber, arrivalNs, inputTokens, outputTokens, hashIds);
+        return new Line(new TraceRequest(lineNumber, arrivalNs, inputTokens, outputTokens, hashIds), chatId, parentChatId);
     }
 
     /** An integer field at least {@code least}. */

@@ -13,14 +13,35 @@ import java.util.List;
  * @param blockTokens tokens per block of its {@code hashIds}; 0 for a trace of cache objects (the
  *                    libCacheSim formats), whose ids are whole objects with no token count
  * @param requests    the requests, in file order
+ * @param warnings    what the reader accepted but the user should know, one line each naming the file and
+ *                    line ({@code FILE:LINE: ...}); the commands print them on stderr
  */
-public record RequestTrace(Path file, String format, int blockTokens, List<TraceRequest> requests) {
+public record RequestTrace(Path file, String format, int blockTokens, List<TraceRequest> requests, List<String> warnings) {
 
     /** The most block references one replay holds in memory (one array). */
     public static final long MAX_REFERENCES = Integer.MAX_VALUE - 8;
 
+    /**
+     * The most tokens a trace may give one request's prompt or output: 100 million, far beyond any
+     * model's context. A larger count is an edit or a unit mix-up, and the token sums of a request
+     * (prompt + output, in blocks) must not overflow.
+     */
+    public static final long MAX_REQUEST_TOKENS = 100_000_000L;
+
+    /** The refusal of a token count above {@link #MAX_REQUEST_TOKENS}, or null when it is within it. */
+    public static String tokenCountProblem(String field, long tokens) {
+        return tokens <= MAX_REQUEST_TOKENS ? null : String.format(java.util.Locale.ROOT,
+                "%s is %,d tokens; a request's prompt or output may have at most %,d", field, tokens, MAX_REQUEST_TOKENS);
+    }
+
+    /** A trace the reader has nothing to warn about. */
+    public RequestTrace(Path file, String format, int blockTokens, List<TraceRequest> requests) {
+        this(file, format, blockTokens, requests, List.of());
+    }
+
     public RequestTrace {
         requests = List.copyOf(requests);
+        warnings = List.copyOf(warnings);
         if (blockTokens < 0) {
             throw new IllegalArgumentException("blockTokens must be >= 0, was " + blockTokens);
         }

@@ -85,4 +85,22 @@ class PassMetricsTest {
         assertEquals(7, pass.value(PassMetric.GPU_BLOCKS_EVICTED));
         assertEquals(2, pass.value(PassMetric.LOADS_WAITED));
     }
+
+    @Test
+    void ttftsOfHoursAndDaysAreMeasuredNotRefused() {
+        // A serial engine queueing thousands of long prompts reaches a TTFT of hours; a slow drive, days. The
+        // metrics must hold them: 2 h and 30 days, each to three significant digits.
+        long twoHoursNs = 7_200_000_000_000L;
+        long thirtyDaysNs = 30L * 24 * 3_600_000_000_000L;
+        RequestOutcome late = new RequestOutcome(1, 0, 0, twoHoursNs, twoHoursNs + 1, 32_768, 1, HitClass.MISS, 0, 0, 0, false);
+        RequestOutcome later = new RequestOutcome(2, 0, 0, thirtyDaysNs, thirtyDaysNs + 1, 32_768, 1, HitClass.MISS, 0, 0, 0, false);
+        long[] counters = new long[StoreCounter.values().length];
+        PassMetrics pass = PassMetrics.of("cold", List.of(late, later), new CounterSnapshot(0, counters, 0, 0, 0, 0, 0, 0, 0),
+                new CounterSnapshot(thirtyDaysNs, counters, 0, 0, 0, 0, 0, 0, 0));
+        double twoHoursMs = twoHoursNs / 1e6;
+        double thirtyDaysMs = thirtyDaysNs / 1e6;
+        assertEquals(twoHoursMs, pass.value(PassMetric.TTFT_P50_MS), twoHoursMs * 1e-3);
+        assertEquals(thirtyDaysMs, pass.value(PassMetric.TTFT_P99_MS), thirtyDaysMs * 1e-3);
+        assertEquals((twoHoursMs + thirtyDaysMs) / 2, pass.value(PassMetric.TTFT_MEAN_MS), thirtyDaysMs * 1e-3);
+    }
 }

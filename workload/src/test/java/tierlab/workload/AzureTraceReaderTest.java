@@ -51,6 +51,8 @@ class AzureTraceReaderTest {
             bad time        | 2023-11-16T18:17:04,1,1          | 3 | TIMESTAMP '2023-11-16T18:17:04' is not a date-time like 2023-11-16 18:17:03.9799600
             negative count  | 2023-11-16 18:17:04,-1,1         | 3 | ContextTokens must be an integer >= 0, found '-1'
             text count      | 2023-11-16 18:17:04,1,many       | 3 | GeneratedTokens must be an integer >= 0, found 'many'
+            count too large | 2023-11-16 18:17:04,1,99999999999999 | 3 | GeneratedTokens is 99,999,999,999,999 tokens; a request's prompt or output may have at most 100,000,000
+            year 2300       | 2300-01-01 00:00:00,1,1          | 3 | TIMESTAMP 2300-01-01 00:00:00 is out of range: arrivals are 64-bit nanoseconds since 1970, so a TIMESTAMP must lie from 1677-09-21 00:12:43.145224192 to 2262-04-11 23:47:16.854775807 UTC
             two fields      | 2023-11-16 18:17:04,1            | 3 | expected 3 fields (TIMESTAMP,ContextTokens,GeneratedTokens), found 2
             earlier time    | 2023-11-16 18:17:02,1,1          | 3 | TIMESTAMP 2023-11-16 18:17:02 is before the first row's
             """)

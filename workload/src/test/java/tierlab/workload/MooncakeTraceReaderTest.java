@@ -59,6 +59,8 @@ class MooncakeTraceReaderTest {
             missing hash_ids       | {"timestamp": 0, "input_length": 1, "output_length": 1} | missing field "hash_ids"
             string timestamp       | {"timestamp": "0", "input_length": 1, "output_length": 1, "hash_ids": [1]} | field "timestamp" must be an integer, found a string "0"
             fractional length      | {"timestamp": 0, "input_length": 1.5, "output_length": 1, "hash_ids": [1]} | field "input_length" must be an integer, found a number 1.5
+            output too long        | {"timestamp": 0, "input_length": 1, "output_length": 99999999999999, "hash_ids": [1]} | field "output_length" is 99,999,999,999,999 tokens; a request's prompt or output may have at most 100,000,000
+            input too long         | {"timestamp": 0, "input_length": 100000001, "output_length": 1, "hash_ids": [1]} | field "input_length" is 100,000,001 tokens; a request's prompt or output may have at most 100,000,000
             negative length        | {"timestamp": 0, "input_length": 1, "output_length": -1, "hash_ids": [1]} | field "output_length" must be an integer >= 0, found -1
             hash_ids not an array  | {"timestamp": 0, "input_length": 1, "output_length": 1, "hash_ids": 5} | field "hash_ids" must be an array of integers, found a number 5
             hash id not an integer | {"timestamp": 0, "input_length": 1, "output_length": 1, "hash_ids": [1, "b"]} | hash_ids[1] must be an integer, found a string "b"

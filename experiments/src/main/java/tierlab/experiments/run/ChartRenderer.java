@@ -202,6 +202,11 @@ public final class ChartRenderer {
                 }
             }
         }
+        if (cells.isEmpty()) {
+            // The chart library's own refusal ("Heat data cannot be empty!!!") would say nothing about the tables.
+            throw new tierlab.experiments.CommandException("no run has a value of " + section.z()
+                    + " (the runs failed, or its cells in results.csv are empty)");
+        }
         HeatMapChart chart = new HeatMapChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title(section))
                 .xAxisTitle(section.xLabel() != null ? section.xLabel() : section.x())
                 .yAxisTitle(section.yLabel() != null ? section.yLabel() : section.y()).build();

@@ -128,8 +128,9 @@ public final class ExperimentParsing {
         } else if (e instanceof ValueInstantiationException instantiation && instantiation.getCause() != null) {
             text.append(instantiation.getCause().getMessage());
         } else if (e instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
-            text.append("wrong type: expected ").append(typeName(mismatch.getTargetType())).append(" (")
-                    .append(firstSentence(e.getOriginalMessage())).append(")");
+            String found = tierlab.workload.JsonProblems.found(e.getOriginalMessage());
+            text.append("wrong type: expected ").append(typeName(mismatch.getTargetType()))
+                    .append(found != null ? ", " + found : " (" + firstSentence(e.getOriginalMessage()) + ")");
         } else {
             text.append(firstSentence(e.getOriginalMessage()));
         }
@@ -175,14 +176,9 @@ public final class ExperimentParsing {
         return "a mapping of fields";
     }
 
+    /** Jackson's message in words: no class names, switches or "[Source: ...]" tail (see JsonProblems). */
     static String firstSentence(String message) {
-        if (message == null) {
-            return "malformed";
-        }
-        String line = message.strip().replaceAll("\\s*\\R\\s*", " ");
-        // Jackson names its own classes ("Cannot deserialize value of type `java.lang.Long`"): keep the reason only.
-        line = line.replaceAll("`[a-zA-Z0-9_.$]+\\.([A-Za-z0-9_$]+)`", "$1");
-        return line.length() > 200 ? line.substring(0, 200) + "..." : line;
+        return tierlab.workload.JsonProblems.words(message);
     }
 
     static String path(JsonMappingException e) {

@@ -139,7 +139,7 @@ final class MissRatioReplays {
                 return new Replay(name, stem, MissRatioSweep.run(trace, policies, capacities), 512);
             }
             if (config.workload() instanceof WorkloadPlan.Trace plan) {
-                RequestTrace trace = plan.read();
+                RequestTrace trace = executor.trace(plan);
                 return new Replay(name, stem, MissRatioSweep.run(trace.blockRequests(), policies, capacities),
                         trace.blockTokens());
             }
@@ -214,7 +214,7 @@ final class MissRatioReplays {
             }
             section.append(part);
         }
-        table.write().csv(folder.resolve(RunCommand.MISS_RATIO_CSV).toFile());
+        tierlab.experiments.CsvFiles.write(table, folder.resolve(RunCommand.MISS_RATIO_CSV));
         Files.writeString(folder.resolve(Plotter.MISS_RATIO_SECTION), section.toString(), StandardCharsets.UTF_8);
     }
 

@@ -37,7 +37,9 @@ public final class ReportWriter {
             SummaryStatistics statistics = new SummaryStatistics();
             for (RunTables.Cell group : groups) {
                 if (group.matches(row.where())) {
-                    group.runs().forEach(r -> statistics.addValue(r.metrics().get(row.metric())));
+                    // A run without the metric (it failed: its cell is empty) has no value to average.
+                    group.runs().stream().map(r -> r.metrics().get(row.metric())).filter(java.util.Objects::nonNull)
+                            .forEach(statistics::addValue);
                 }
             }
             values.add(new ReferenceValue(row, statistics.getN() == 0 ? Double.NaN : statistics.getMean(), statistics.getN()));

@@ -217,7 +217,7 @@ public final class ResultFiles {
     }
 
     public static void writeCsv(Table table, Path file) throws IOException {
-        table.write().csv(file.toFile());
+        tierlab.experiments.CsvFiles.write(table, file);
     }
 
     /** Per sweep cell: the axes, the seeds, and mean/sd/min/max of every metric over the seeds. */

@@ -29,6 +29,7 @@ import tierlab.experiments.ChartFiles;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.ExitCleanup;
 import tierlab.experiments.OutputFolderCheck;
+import tierlab.experiments.OutputFolderLock;
 import tierlab.experiments.OutputFolderOption;
 import tierlab.experiments.QuietOption;
 import tierlab.experiments.StaleOutputs;
@@ -109,6 +110,14 @@ public final class RunCommand implements Callable<Integer> {
         file = CallerPaths.resolve(file);
         output.resolveAgainstCaller();
         ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
+        // Held from the first check to the last write: a second run given the same --out is refused at once.
+        try (OutputFolderLock held = OutputFolderLock.acquire(outFolder(experiment))) {
+            return runHeld(experiment);
+        }
+    }
+
+    /** The job, once this process holds its output folder. */
+    private int runHeld(ExperimentLoader.Experiment experiment) {
         int threads = jobs != null ? jobs : defaultJobs(experiment);
         // Before any run: what killed runs left beside the output, then whether the output can be written at all.
         Path parent = outFolder(experiment).toAbsolutePath().normalize().getParent();
@@ -174,7 +183,13 @@ public final class RunCommand implements Callable<Integer> {
         Instant startedAt = Instant.now();
         long startNs = System.nanoTime();
         Path scratch = scratchFolder(target, experiment);
-        RunExecutor executor = new RunExecutor(scratch, l1Budget(experiment));
+        PrintWriter stderr = spec.commandLine().getErr();
+        RunExecutor executor = new RunExecutor(scratch, l1Budget(experiment)).onWarning(line -> {
+            synchronized (stderr) {
+                stderr.println("tierlab: warning: " + line);
+                stderr.flush();
+            }
+        });
         List<MissRatioReplays.Replay> replays = MissRatioReplays.compute(experiment, executor);
         List<RunResult> results;
         String executorDescription = null;

@@ -78,6 +78,20 @@ public final class RunExecutor {
         return resources.facts(point.index());
     }
 
+    /**
+     * Sends what trace readers warn about (a Qwen trace's missing parents, timestamps that go back) to
+     * {@code sink}, one line each, once per trace; by default they go to System.err.
+     */
+    public RunExecutor onWarning(java.util.function.Consumer<String> sink) {
+        passes.onWarning(sink);
+        return this;
+    }
+
+    /** A trace workload's trace, read once per executor (its warnings told then). */
+    tierlab.workload.RequestTrace trace(WorkloadPlan.Trace plan) {
+        return passes.trace(plan);
+    }
+
     /** The requests of each pass of a run, generated from its seed (each trace read once per executor). */
     public RunPasses passes(RunConfig config) {
         return passes.passes(config);

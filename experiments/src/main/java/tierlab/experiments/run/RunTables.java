@@ -102,9 +102,13 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
             examples.put(Integer.parseInt(entry.getKey()), lines);
         }));
 
-        Table results = csv(folder.resolve(ResultFiles.RESULTS));
-        Map<Integer, Map<String, double[]>> ttft = perRunSeries(csv(folder.resolve(ResultFiles.REQUESTS)), "pass", "ttftMs");
-        Map<Integer, Map<String, double[]>> samples = samples(csv(folder.resolve(ResultFiles.TIMESERIES)));
+        Path resultsFile = folder.resolve(ResultFiles.RESULTS);
+        Table results = csv(resultsFile, "run", "failure");
+        Path requestsFile = folder.resolve(ResultFiles.REQUESTS);
+        Map<Integer, Map<String, double[]>> ttft = perRunSeries(csv(requestsFile, "run", "pass", "ttftMs"), requestsFile,
+                "pass", "ttftMs");
+        Path timeseriesFile = folder.resolve(ResultFiles.TIMESERIES);
+        Map<Integer, Map<String, double[]>> samples = samples(csv(timeseriesFile, "run"), timeseriesFile);
         Set<String> metricSet = new LinkedHashSet<>(metricNames);
         List<String> parameterColumns = results.columnNames().stream()
                 .filter(c -> !c.equals("run") && !metricSet.contains(c) && !c.equals("decisionTraceHash") && !c.equals("failure")
@@ -117,7 +121,7 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
         List<Row> rows = new ArrayList<>();
         Map<Integer, Row> byIndex = new LinkedHashMap<>();
         for (int i = 0; i < results.rowCount(); i++) {
-            int index = Integer.parseInt(results.stringColumn("run").get(i));
+            int index = runIndex(results, resultsFile, i);
             Map<String, Object> parameters = new LinkedHashMap<>();
             for (String column : parameterColumns) {
                 parameters.put(column, typed.get(column).get(i));
@@ -125,7 +129,8 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
             Map<String, Double> metrics = new LinkedHashMap<>();
             for (String metric : metricNames) {
                 String text = results.containsColumn(metric) ? results.stringColumn(metric).get(i) : "";
-                metrics.put(metric, text.isEmpty() ? null : Double.valueOf(text));
+                // An empty cell is a metric the run did not give (it failed, or the metric does not apply).
+                metrics.put(metric, text.isEmpty() ? null : number(resultsFile, i, metric, text));
             }
             String failure = results.stringColumn("failure").get(i);
             Object seed = parameters.get("seed");
@@ -172,7 +177,11 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
         try {
             return new ObjectMapper().readTree(file.toFile());
         } catch (IOException e) {
-            throw new CommandException(file + ": cannot read it (" + e.getMessage().lines().findFirst().orElse("") + ")", e);
+            String where = e instanceof com.fasterxml.jackson.core.JacksonException json && json.getLocation() != null
+                    && json.getLocation().getLineNr() > 0 ? ":" + json.getLocation().getLineNr() : "";
+            String why = e instanceof com.fasterxml.jackson.core.JacksonException json
+                    ? tierlab.workload.JsonProblems.words(json.getOriginalMessage()) : e.getMessage();
+            throw new CommandException(file + where + ": cannot read it (" + why + ")", e);
         }
     }
 
@@ -185,17 +194,52 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
         return List.copyOf(values);
     }
 
-    private static Table csv(Path file) {
+    /** The CSV file as text columns; one line naming the file when it is missing, unreadable or lacks a needed column. */
+    private static Table csv(Path file, String... neededColumns) {
         if (!Files.isRegularFile(file)) {
             throw new CommandException(file + ": missing; tierlab plot needs the folder a run wrote (run the experiment first)");
         }
+        Table table;
         try {
             // Every column as text: the types are decided here, not guessed from a sample of rows.
-            return Table.read().usingOptions(CsvReadOptions.builder(file.toFile()).columnTypes(column -> ColumnType.STRING)
+            table = Table.read().usingOptions(CsvReadOptions.builder(file.toFile()).columnTypes(column -> ColumnType.STRING)
                     .missingValueIndicator(new String[0]).maxCharsPerColumn(1 << 20));
         } catch (RuntimeException e) {
             throw new CommandException(file + ": cannot read it as CSV (" + e.getMessage() + ")", e);
         }
+        for (String column : neededColumns) {
+            if (!table.containsColumn(column)) {
+                throw new CommandException(file + ": no column '" + column + "' in its header line (edited, or written by"
+                        + " another program; run the experiment again)");
+            }
+        }
+        return table;
+    }
+
+    /**
+     * A cell that must hold a number, read back: one line naming the file, the line (the header is line 1),
+     * the column and the text found, when it does not.
+     */
+    static double number(Path file, int row, String column, String text) {
+        try {
+            if (!text.isEmpty()) {
+                return Double.parseDouble(text);
+            }
+        } catch (NumberFormatException notANumber) {
+            // told below, with where it is
+        }
+        throw new CommandException(file + ":" + (row + 2) + ": column " + column + ": "
+                + (text.isEmpty() ? "empty" : "'" + text + "'") + " where a number is needed (was the file edited?)");
+    }
+
+    /** The {@code run} column's whole number in row {@code row}; one line naming file, line and value otherwise. */
+    private static int runIndex(Table table, Path file, int row) {
+        String text = table.stringColumn("run").get(row);
+        if (!text.matches("\\d{1,9}")) {
+            throw new CommandException(file + ":" + (row + 2) + ": column run: " + (text.isEmpty() ? "empty" : "'" + text + "'")
+                    + " where a run number (0, 1, 2, ...) is needed (was the file edited?)");
+        }
+        return Integer.parseInt(text);
     }
 
     /** A parameter column typed as {@link ResultFiles} wrote it: flags, whole numbers, numbers, else text. */
@@ -220,14 +264,14 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
     }
 
     /** Per run, per key column value, the value column in file order (requests.csv: TTFT by pass). */
-    private static Map<Integer, Map<String, double[]>> perRunSeries(Table table, String keyColumn, String valueColumn) {
+    private static Map<Integer, Map<String, double[]>> perRunSeries(Table table, Path file, String keyColumn,
+                                                                    String valueColumn) {
         Map<Integer, Map<String, List<Double>>> lists = new LinkedHashMap<>();
-        StringColumn run = table.stringColumn("run");
         StringColumn key = table.stringColumn(keyColumn);
         StringColumn value = table.stringColumn(valueColumn);
         for (int i = 0; i < table.rowCount(); i++) {
-            lists.computeIfAbsent(Integer.parseInt(run.get(i)), r -> new LinkedHashMap<>())
-                    .computeIfAbsent(key.get(i), k -> new ArrayList<>()).add(Double.valueOf(value.get(i)));
+            lists.computeIfAbsent(runIndex(table, file, i), r -> new LinkedHashMap<>())
+                    .computeIfAbsent(key.get(i), k -> new ArrayList<>()).add(number(file, i, valueColumn, value.get(i)));
         }
         Map<Integer, Map<String, double[]>> arrays = new LinkedHashMap<>();
         lists.forEach((r, byKey) -> {
@@ -239,11 +283,10 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
     }
 
     /** Per run, every column of timeseries.csv but {@code run} as an array, in time order. */
-    private static Map<Integer, Map<String, double[]>> samples(Table table) {
+    private static Map<Integer, Map<String, double[]>> samples(Table table, Path file) {
         Map<Integer, List<Integer>> rowsByRun = new LinkedHashMap<>();
-        StringColumn run = table.stringColumn("run");
         for (int i = 0; i < table.rowCount(); i++) {
-            rowsByRun.computeIfAbsent(Integer.parseInt(run.get(i)), r -> new ArrayList<>()).add(i);
+            rowsByRun.computeIfAbsent(runIndex(table, file, i), r -> new ArrayList<>()).add(i);
         }
         Map<Integer, Map<String, double[]>> samples = new LinkedHashMap<>();
         rowsByRun.forEach((r, rows) -> {
@@ -253,7 +296,7 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
                     continue;
                 }
                 StringColumn column = table.stringColumn(name);
-                columns.put(name, rows.stream().mapToDouble(i -> Double.parseDouble(column.get(i))).toArray());
+                columns.put(name, rows.stream().mapToDouble(i -> number(file, i, name, column.get(i))).toArray());
             }
             samples.put(r, columns);
         });

@@ -79,6 +79,32 @@ class BadExperimentFileTest {
         assertOneClearLine(run, "bad.json", "line 2", "store.l1CapacityGiB", "wrong type");
     }
 
+    /** The parser's own words (its classes, switches and source tail) never reach the user; the cause does, in words. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "bad.json|{\"name\": \"probe\", \"workload\": {\"type\": \"long-prefill\", \"prompts\": NaN}}"
+                + "|bad.json: line 1: workload: 'NaN' is not a number JSON allows (write a decimal number such as 1.5)",
+        "bad.yaml|`name: probe\nworkload: {type: long-prefill, prompts: \"\"}`"
+                + "|bad.yaml: line 2: workload.prompts: wrong type: expected a whole number, found empty text",
+        "bad.yaml|`name: probe\nworkload: {type: long-prefill, prompts: 4}\nstore: {policy: 5}`"
+                + "|bad.yaml: line 3: store.policy: wrong type: expected text, found the number 5",
+        "bad.yaml|`name: probe\nseeds: \"\"\nworkload: {type: long-prefill, prompts: 4}`"
+                + "|bad.yaml: line 2: seeds: wrong type: expected a list, found text",
+        "bad.json|{\"name\": \"probe\", \"workload\": {\"type\": \"long-prefill\"} \"x\": 1}"
+                + "|bad.json: line 1: unexpected character '\"': was expecting comma to separate Object entries",
+        "bad.json|{\"name\": probe}|bad.json: line 1: 'probe' is not a JSON value (text needs double quotes)",
+    })
+    void parserInternalsBecomeWords(String name, String text, String expected) throws IOException {
+        CommandRun run = runFile(name, text.replace("\\n", "\n"));
+        assertOneClearLine(run);
+        assertEquals("tierlab: " + folder.resolve(expected.substring(0, expected.indexOf(':'))) + expected.substring(expected.indexOf(':')),
+                run.err().strip());
+        for (String internal : java.util.List.of("CoercionConfig", "JsonReadFeature", "ALLOW_", "[Source", "StreamReadFeature",
+                "token VALUE_", "`java.")) {
+            assertFalse(run.err().contains(internal), internal + " in: " + run.err());
+        }
+    }
+
     @Test
     void missingTraceNamesTheFile() throws IOException {
         CommandRun run = runFile("bad.yaml", """

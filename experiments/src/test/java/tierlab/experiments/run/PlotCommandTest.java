@@ -179,4 +179,76 @@ class PlotCommandTest {
                 + " no encoder", Plotter.failureLines(plotted.charts()).getFirst());
         assertTrue(Files.readString(out.resolve("report.md")).contains("`heat`"));
     }
+
+    /** Sets one cell of a CSV table the run wrote (row counts from 1 after the header) and returns the file. */
+    private static Path editCell(Path csv, int row, String column, String value) throws IOException {
+        java.util.List<String> lines = new java.util.ArrayList<>(Files.readAllLines(csv));
+        java.util.List<String> header = java.util.List.of(lines.getFirst().split(",", -1));
+        String[] cells = lines.get(row).split(",", -1);
+        cells[header.indexOf(column)] = value;
+        lines.set(row, String.join(",", cells));
+        Files.write(csv, lines);
+        return csv;
+    }
+
+    @Test
+    void anEditedCellThatIsNotANumberIsOneLineNamingFileLineColumnAndValue() throws IOException {
+        Path out = runSmall("small");
+        Path results = editCell(out.resolve("results.csv"), 3, "warm.l1HitRatio", "abc");
+        CommandRun plot = run("plot", out.toString());
+        assertEquals(1, plot.exitCode(), plot.err());
+        assertEquals("tierlab: " + results + ":4: column warm.l1HitRatio: 'abc' where a number is needed (was the file edited?)",
+                plot.err().strip());
+    }
+
+    @Test
+    void anEmptyOrBadCellInTheRequestAndSampleTablesOrTheRunColumnIsOneLine() throws IOException {
+        Path out = runSmall("small");
+        Path requests = editCell(out.resolve("requests.csv"), 5, "ttftMs", "");
+        CommandRun plot = run("plot", out.toString());
+        assertEquals(1, plot.exitCode(), plot.err());
+        assertEquals("tierlab: " + requests + ":6: column ttftMs: empty where a number is needed (was the file edited?)",
+                plot.err().strip());
+
+        Path fresh = runSmall("again");
+        Path timeseries = editCell(fresh.resolve("timeseries.csv"), 2, "l1UsedGiB", "1,5".replace(",", "x"));
+        plot = run("plot", fresh.toString());
+        assertEquals("tierlab: " + timeseries + ":3: column l1UsedGiB: '1x5' where a number is needed (was the file edited?)",
+                plot.err().strip());
+
+        Path third = runSmall("third");
+        Path results = editCell(third.resolve("results.csv"), 2, "run", "");
+        plot = run("plot", third.toString());
+        assertEquals("tierlab: " + results + ":3: column run: empty where a run number (0, 1, 2, ...) is needed (was the"
+                + " file edited?)", plot.err().strip());
+    }
+
+    @Test
+    void aTableWithoutANeededColumnSaysWhich() throws IOException {
+        Path out = runSmall("small");
+        Path requests = out.resolve("requests.csv");
+        Files.writeString(requests, Files.readString(requests).replaceFirst("ttftMs", "ttft"));
+        CommandRun plot = run("plot", out.toString());
+        assertEquals(1, plot.exitCode(), plot.err());
+        assertEquals("tierlab: " + requests + ": no column 'ttftMs' in its header line (edited, or written by another program;"
+                + " run the experiment again)", plot.err().strip());
+    }
+
+    @Test
+    void aMetricEmptyInEveryRowLeavesTheReferenceRowEmptyAndNamesTheChartWithoutLibraryWords() throws IOException {
+        // As when every run failed: the reference row's metric and the heat map's have no value anywhere.
+        Path out = runSmall("small");
+        Path results = out.resolve("results.csv");
+        for (int row = 1; row <= 8; row++) {
+            editCell(results, row, "warm.l1HitRatio", "");
+        }
+        CommandRun plot = run("plot", out.toString());
+        assertEquals(1, plot.exitCode(), plot.err());
+        assertTrue(plot.err().startsWith("tierlab: chart heat (warm.l1HitRatio by store.policy and store.l1CapacityGiB) not"
+                + " drawn: no run has a value of warm.l1HitRatio (the runs failed, or its cells in results.csv are empty)\n"),
+                plot.err());
+        assertFalse(plot.err().contains("Exception"), plot.err());
+        assertFalse(plot.err().contains("!!!"), plot.err());
+        assertTrue(Files.readString(out.resolve("report.md")).contains("warm hit lru at 2 GiB"));
+    }
 }

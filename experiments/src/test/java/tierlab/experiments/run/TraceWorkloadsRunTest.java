@@ -189,6 +189,51 @@ class TraceWorkloadsRunTest {
     }
 
     @Test
+    void aRequestTooLargeForTheGpuIsRefusedNamingItsLineAndTheLimit() throws IOException {
+        // The engine would refuse it mid-run, as a bug with a stack trace; the run refuses it first, in words.
+        List<String> lines = Files.readAllLines(DATA.resolve("mooncake_synthetic_trace.jsonl")).subList(0, 3);
+        Path trace = Files.write(folder.resolve("m.jsonl"), List.of(lines.get(0),
+                lines.get(1).replaceFirst("\"output_length\": \\d+", "\"output_length\": 400000"), lines.get(2)));
+        Path file = Files.writeString(folder.resolve("big.yaml"), """
+                name: big
+                workload: {type: mooncake, trace: %s, blockTokens: 512}
+                store: {l1CapacityGiB: 64, l2CapacityGiB: 64}
+                scheduler: {gpuKvBlocks: 750}
+                """.formatted(trace));
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out").toString(), "-q");
+        assertEquals(1, run.exitCode(), run.err());
+        assertTrue(run.err().strip().matches("tierlab: " + java.util.regex.Pattern.quote(trace.toString())
+                + ":2: [\\d,]+ prompt \\+ 400,000 output tokens need \\d+ GPU blocks of 512 tokens, more than"
+                + " scheduler.gpuKvBlocks \\(750\\): a request may have at most 384,000 tokens here"), run.err());
+        assertFalse(Files.exists(folder.resolve("out")));
+    }
+
+    @Test
+    void aQwenTraceWithAMissingParentRunsAndSaysSoOnceOnStderr() throws IOException {
+        List<String> lines = Files.readAllLines(DATA.resolve("qwen_format_sample.jsonl")).subList(0, 40);
+        List<String> edited = new java.util.ArrayList<>(lines);
+        edited.set(4, lines.get(4).replaceFirst("\"parent_chat_id\": -?\\d+", "\"parent_chat_id\": 999999"));
+        Path trace = Files.write(folder.resolve("t.jsonl"), edited);
+        Path file = Files.writeString(folder.resolve("slice.yaml"), """
+                name: slice
+                workload: {type: qwen, trace: %s}
+                store: {l2CapacityGiB: 64}
+                seeds: [1, 2]
+                missRatioCurve: {policies: [lru], capacitiesBlocks: [100]}
+                """.formatted(trace));
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out").toString(), "-q");
+        assertEquals(0, run.exitCode(), run.err());
+        String warning = "tierlab: warning: " + trace + ":5: parent_chat_id 999999 is not a chat_id of this trace; read as it"
+                + " is (a slice of a longer trace?)";
+        assertEquals(warning, run.err().strip(), "once, though two runs and the miss-ratio curve read the trace");
+
+        CommandRun replay = RunCommandTest.run("replay", "--trace", trace.toString(), "--format", "qwen", "--policies", "lru",
+                "--capacities", "100", "--out", folder.resolve("replay").toString());
+        assertEquals(0, replay.exitCode(), replay.err());
+        assertEquals(warning, replay.err().strip());
+    }
+
+    @Test
     void replayReadsEveryFormatAndRefusesAnUnknownOne() throws IOException {
         Path out = folder.resolve("replay");
         CommandRun run = RunCommandTest.run("replay", "--format", "oracle-general", "--trace",

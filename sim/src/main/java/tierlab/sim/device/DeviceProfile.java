@@ -176,10 +176,17 @@ public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NU
         } catch (UnrecognizedPropertyException e) {
             throw new IllegalArgumentException(origin + ": unknown field '" + e.getPropertyName() + "' at " + path(e), e);
         } catch (MismatchedInputException e) {
-            throw new IllegalArgumentException(origin + ": field " + path(e) + ": " + e.getOriginalMessage(), e);
+            throw new IllegalArgumentException(origin + ": field " + path(e) + ": "
+                    + tierlab.workload.JsonProblems.words(e.getOriginalMessage()), e);
         } catch (com.fasterxml.jackson.databind.JsonMappingException e) {
             Throwable cause = e.getCause() instanceof IllegalArgumentException ? e.getCause() : e;
-            throw new IllegalArgumentException(origin + ": " + cause.getMessage(), e);
+            throw new IllegalArgumentException(origin + ": " + (cause == e
+                    ? tierlab.workload.JsonProblems.words(e.getOriginalMessage()) : cause.getMessage()), e);
+        } catch (com.fasterxml.jackson.core.JacksonException e) {
+            // Not valid YAML or JSON: the line and the reason in words, not the parser's "[Source: ...]" tail.
+            var location = e.getLocation();
+            throw new IllegalArgumentException(origin + (location != null && location.getLineNr() > 0
+                    ? ": line " + location.getLineNr() : "") + ": " + tierlab.workload.JsonProblems.words(e.getOriginalMessage()), e);
         }
     }
 
