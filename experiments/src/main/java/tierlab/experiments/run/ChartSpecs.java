@@ -118,7 +118,7 @@ public record ChartSpecs(Path file, String text, String name, String description
     /**
      * The problems of {@code reference.checks} against the runs' parameters and metrics, one line each
      * ("FILE:LINE: reference.checks[i].FIELD: message"): a check's shape ({@link ReferenceChecks#shapeProblem}),
-     * then every metric and {@code where} parameter it names, its own and its {@code ratioTo}'s.
+     * then every metric and {@code where} parameter it names, its own and its {@code ratioTo}'s or {@code differenceTo}'s.
      */
     public List<String> checkProblems(Set<String> parameters, List<String> metrics) {
         List<String> problems = new ArrayList<>();
@@ -148,8 +148,9 @@ public record ChartSpecs(Path file, String text, String name, String description
             return "." + shape;
         }
         String problem = selectionProblem("", check.metric(), check.where(), parameters, metrics);
-        if (problem == null && check.ratioTo() != null) {
-            problem = selectionProblem("ratioTo.", check.ratioTo().metric(), check.ratioTo().where(), parameters, metrics);
+        ExperimentFile.OtherRuns other = ReferenceChecks.other(check);
+        if (problem == null && other != null) {
+            problem = selectionProblem(ReferenceChecks.otherField(check) + ".", other.metric(), other.where(), parameters, metrics);
         }
         return problem;
     }

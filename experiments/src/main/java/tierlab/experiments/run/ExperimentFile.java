@@ -193,17 +193,21 @@ public record ExperimentFile(String name, String description, String label, Stri
     /**
      * A claim about the runs that the report evaluates against results.csv ({@link ReferenceChecks}):
      * the mean of {@code metric} over the runs matching {@code where} (divided by the mean of
-     * {@code ratioTo}'s selection, when given) compared with {@code near} (within {@code tolerance}, a
+     * {@code ratioTo}'s selection, or less the mean of {@code differenceTo}'s, when one is given) compared with {@code near} (within {@code tolerance}, a
      * fraction of {@code |near|}), or with an upper bound ({@code below}: &lt;, {@code atMost}: &le;), a
      * lower bound ({@code above}: &gt;, {@code atLeast}: &ge;) or one of each. {@code fitted} and
      * {@code fittedFrom} as for a row: a check that holds by construction says so.
      */
     public record ReferenceCheck(String claim, String metric, Map<String, JsonNode> where, Double near, Double tolerance,
-                                 Double below, Double atMost, Double above, Double atLeast, RatioTo ratioTo,
+                                 Double below, Double atMost, Double above, Double atLeast, OtherRuns ratioTo,
+                                 OtherRuns differenceTo,
                                  Boolean fitted, String fittedFrom) {}
 
-    /** The denominator of a relative check: the mean of {@code metric} (the check's own when omitted) over {@code where}. */
-    public record RatioTo(String metric, Map<String, JsonNode> where) {}
+    /**
+     * The other side of a relative check ({@code ratioTo}, {@code differenceTo}): the mean of {@code metric}
+     * (the check's own when omitted) over the runs matching {@code where}.
+     */
+    public record OtherRuns(String metric, Map<String, JsonNode> where) {}
 
     /**
      * Block-level miss-ratio curves of the workload (each trace of the grid at its own blocks), beside

@@ -20,11 +20,11 @@ public final class ReferenceChecks {
     public record Selection(double mean, long runs) {}
 
     /**
-     * One check evaluated: its selection, the denominator's (null without {@code ratioTo}), the value
-     * compared with the bound (the mean, or the ratio of the two), and why it failed when it could not
-     * be evaluated (null when it was).
+     * One check evaluated: its selection, the other side's ({@code ratioTo} or {@code differenceTo}; null
+     * without either), the value compared with the bound (the mean, or the ratio or difference of the
+     * two), and why it failed when it could not be evaluated (null when it was).
      */
-    public record Evaluated(ReferenceCheck check, Selection value, Selection denominator, double compared, boolean passed,
+    public record Evaluated(ReferenceCheck check, Selection value, Selection other, double compared, boolean passed,
                             String reason) {}
 
     private ReferenceChecks() {
@@ -78,10 +78,22 @@ public final class ReferenceChecks {
         if (check.fittedFrom() != null && !Boolean.TRUE.equals(check.fitted())) {
             return "fittedFrom: names what a fitted check was fitted to; set fitted: true";
         }
-        if (check.ratioTo() != null && check.ratioTo().where() == null && check.ratioTo().metric() == null) {
-            return "ratioTo: the denominator's selection, {metric, where}; at least one of them";
+        if (check.ratioTo() != null && check.differenceTo() != null) {
+            return "differenceTo: a check compares with one other selection, ratioTo or differenceTo";
+        }
+        if (other(check) != null && other(check).where() == null && other(check).metric() == null) {
+            return otherField(check) + ": the other selection, {metric, where}; at least one of them";
         }
         return null;
+    }
+
+    /** The other side of a relative check, {@code ratioTo} or {@code differenceTo}; null for an absolute one. */
+    static ExperimentFile.OtherRuns other(ReferenceCheck check) {
+        return check.ratioTo() != null ? check.ratioTo() : check.differenceTo();
+    }
+
+    static String otherField(ReferenceCheck check) {
+        return check.ratioTo() != null ? "ratioTo" : "differenceTo";
     }
 
     private static Map<String, Double> numbers(ReferenceCheck check) {
@@ -113,20 +125,21 @@ public final class ReferenceChecks {
         if (unusable != null) {
             return new Evaluated(check, value, null, Double.NaN, false, unusable);
         }
-        if (check.ratioTo() == null) {
+        ExperimentFile.OtherRuns other = other(check);
+        if (other == null) {
             return new Evaluated(check, value, null, value.mean(), holds(check, value.mean()), null);
         }
-        String metric = check.ratioTo().metric() != null ? check.ratioTo().metric() : check.metric();
-        Selection denominator = select(tables, metric, check.ratioTo().where());
-        unusable = unusable(denominator, check.ratioTo().where(), "ratioTo: ");
-        if (unusable == null && denominator.mean() == 0) {
+        Selection otherValue = select(tables, other.metric() != null ? other.metric() : check.metric(), other.where());
+        String field = otherField(check);
+        unusable = unusable(otherValue, other.where(), field + ": ");
+        if (unusable == null && check.ratioTo() != null && otherValue.mean() == 0) {
             unusable = "ratioTo: its mean is 0, so there is no ratio";
         }
         if (unusable != null) {
-            return new Evaluated(check, value, denominator, Double.NaN, false, unusable);
+            return new Evaluated(check, value, otherValue, Double.NaN, false, unusable);
         }
-        double ratio = value.mean() / denominator.mean();
-        return new Evaluated(check, value, denominator, ratio, holds(check, ratio), null);
+        double compared = check.ratioTo() != null ? value.mean() / otherValue.mean() : value.mean() - otherValue.mean();
+        return new Evaluated(check, value, otherValue, compared, holds(check, compared), null);
     }
 
     private static String unusable(Selection selection, Map<String, JsonNode> where, String prefix) {
@@ -161,9 +174,9 @@ public final class ReferenceChecks {
                 && (check.above() == null || value > check.above()) && (check.atLeast() == null || value >= check.atLeast());
     }
 
-    /** The bound in words: "within 10% of 100.41", "≥ 3", "> 0.5 and ≤ 0.6"; "ratio" in front for a relative check. */
+    /** The bound in words: "within 10% of 100.41", "≥ 3", "> 0.5 and ≤ 0.6"; "ratio" or "difference" in front for a relative check. */
     static String bound(ReferenceCheck check) {
-        String subject = check.ratioTo() == null ? "" : "ratio ";
+        String subject = check.ratioTo() != null ? "ratio " : check.differenceTo() != null ? "difference " : "";
         if (check.near() != null) {
             return subject + (check.tolerance() == 0 ? "= " + plain(check.near())
                     : "within " + plain(check.tolerance() * 100) + "% of " + plain(check.near()));
@@ -207,10 +220,10 @@ public final class ReferenceChecks {
                     .append(" | ").append(bound(check)).append(" | ").append(fitted(check.fitted(), check.fittedFrom()))
                     .append(" | ").append(e.passed() ? "**PASS**" : "**FAIL**" + (e.reason() == null ? "" : ": " + e.reason()))
                     .append(" | ").append(from(check.metric(), check.where(), e.value().runs()));
-            if (check.ratioTo() != null) {
-                String metric = check.ratioTo().metric() != null ? check.ratioTo().metric() : check.metric();
-                md.append(" ÷ ").append(from(metric, check.ratioTo().where(),
-                        e.denominator() == null ? 0 : e.denominator().runs()));
+            ExperimentFile.OtherRuns other = other(check);
+            if (other != null) {
+                md.append(check.ratioTo() != null ? " ÷ " : " − ").append(from(other.metric() != null ? other.metric()
+                        : check.metric(), other.where(), e.other() == null ? 0 : e.other().runs()));
             }
             md.append(" |\n");
         }
@@ -218,11 +231,11 @@ public final class ReferenceChecks {
     }
 
     private static String value(Evaluated e) {
-        if (e.check().ratioTo() == null || e.denominator() == null) {
+        if (e.other() == null) {
             return ReportWriter.number(e.value().mean());
         }
-        return ReportWriter.number(e.value().mean()) + " / " + ReportWriter.number(e.denominator().mean()) + " = "
-                + ReportWriter.number(e.compared());
+        return ReportWriter.number(e.value().mean()) + (e.check().ratioTo() != null ? " / " : " − ")
+                + ReportWriter.number(e.other().mean()) + " = " + ReportWriter.number(e.compared());
     }
 
     /** The "fitted?" cell of a row or a check: empty, or "**fitted**" with what it was fitted to. */

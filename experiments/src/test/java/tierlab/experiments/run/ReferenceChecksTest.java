@@ -13,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import tierlab.experiments.run.ExperimentFile.RatioTo;
+import tierlab.experiments.run.ExperimentFile.OtherRuns;
 import tierlab.experiments.run.ExperimentFile.ReferenceCheck;
 import tierlab.experiments.run.ExperimentFile.ReferenceRow;
 import tierlab.experiments.run.ExperimentFile.ReferenceSection;
@@ -62,17 +62,18 @@ class ReferenceChecksTest {
     }
 
     static ReferenceCheck near(String policy, double near, double tolerance) {
-        return new ReferenceCheck("near", "warm.elapsedS", where(policy), near, tolerance, null, null, null, null, null, null, null);
+        return new ReferenceCheck("near", "warm.elapsedS", where(policy), near, tolerance, null, null, null, null, null, null,
+                null, null);
     }
 
     static ReferenceCheck bounds(String metric, String policy, Double below, Double atMost, Double above, Double atLeast) {
         return new ReferenceCheck("bounds", metric, policy == null ? null : where(policy), null, null, below, atMost, above,
-                atLeast, null, null, null);
+                atLeast, null, null, null, null);
     }
 
-    static ReferenceCheck ratio(String policy, RatioTo ratioTo, Double atLeast, Double atMost) {
+    static ReferenceCheck ratio(String policy, OtherRuns ratioTo, Double atLeast, Double atMost) {
         return new ReferenceCheck("ratio", "warm.elapsedS", where(policy), null, null, null, atMost, null, atLeast, ratioTo,
-                null, null);
+                null, null, null);
     }
 
     static ReferenceChecks.Evaluated evaluate(ReferenceCheck check) {
@@ -105,12 +106,12 @@ class ReferenceChecksTest {
 
     @Test
     void aRatioComparesTwoSelections() {
-        ReferenceChecks.Evaluated ratio = evaluate(ratio("lru", new RatioTo(null, where("bip")), 4.0, null));
+        ReferenceChecks.Evaluated ratio = evaluate(ratio("lru", new OtherRuns(null, where("bip")), 4.0, null));
         assertEquals(101.0 / 25.0, ratio.compared());
-        assertEquals(25.0, ratio.denominator().mean());
+        assertEquals(25.0, ratio.other().mean());
         assertTrue(ratio.passed());
-        assertFalse(evaluate(ratio("lru", new RatioTo(null, where("bip")), 4.1, null)).passed(), "4.04 is below 4.1");
-        assertTrue(evaluate(ratio("bip", new RatioTo("warm.nan", where("lru")), null, 25.0)).passed(),
+        assertFalse(evaluate(ratio("lru", new OtherRuns(null, where("bip")), 4.1, null)).passed(), "4.04 is below 4.1");
+        assertTrue(evaluate(ratio("bip", new OtherRuns("warm.nan", where("lru")), null, 25.0)).passed(),
                 "another metric as the denominator: 25 / 1");
     }
 
@@ -119,10 +120,10 @@ class ReferenceChecksTest {
         ReferenceChecks.Evaluated none = evaluate(near("fifo", 1, 0.1));
         assertFalse(none.passed());
         assertTrue(none.reason().contains("no run matches where `store.policy=fifo`"), none.reason());
-        ReferenceChecks.Evaluated noDenominator = evaluate(ratio("lru", new RatioTo(null, where("fifo")), 1.0, null));
+        ReferenceChecks.Evaluated noDenominator = evaluate(ratio("lru", new OtherRuns(null, where("fifo")), 1.0, null));
         assertFalse(noDenominator.passed());
         assertTrue(noDenominator.reason().startsWith("ratioTo: no run matches"), noDenominator.reason());
-        ReferenceChecks.Evaluated zero = evaluate(ratio("lru", new RatioTo("warm.zero", null), 1.0, null));
+        ReferenceChecks.Evaluated zero = evaluate(ratio("lru", new OtherRuns("warm.zero", null), 1.0, null));
         assertFalse(zero.passed());
         assertTrue(zero.reason().contains("its mean is 0"), zero.reason());
         ReferenceChecks.Evaluated nan = evaluate(bounds("warm.nan", "bip", null, null, null, 0.0));
@@ -132,22 +133,46 @@ class ReferenceChecksTest {
 
     @Test
     void aMalformedCheckIsNamedByItsField() {
-        assertEquals("tolerance", field(new ReferenceCheck("c", "m", null, 1.0, null, null, null, null, null, null, null, null)));
-        assertEquals("tolerance", field(new ReferenceCheck("c", "m", null, null, 0.1, 2.0, null, null, null, null, null, null)));
-        assertEquals("near", field(new ReferenceCheck("c", "m", null, 1.0, 0.1, 2.0, null, null, null, null, null, null)));
-        assertEquals("near", field(new ReferenceCheck("c", "m", null, null, null, null, null, null, null, null, null, null)));
-        assertEquals("atMost", field(new ReferenceCheck("c", "m", null, null, null, 2.0, 2.0, null, null, null, null, null)));
-        assertEquals("atLeast", field(new ReferenceCheck("c", "m", null, null, null, null, null, 1.0, 1.0, null, null, null)));
-        assertEquals("below", field(new ReferenceCheck("c", "m", null, null, null, 2.0, null, null, 2.0, null, null, null)));
-        assertNull(ReferenceChecks.shapeProblem(new ReferenceCheck("c", "m", null, null, null, null, 2.0, null, 2.0, null,
-                null, null)), "atLeast 2 and atMost 2 admits 2");
-        assertEquals("claim", field(new ReferenceCheck(" ", "m", null, null, null, 1.0, null, null, null, null, null, null)));
-        assertEquals("metric", field(new ReferenceCheck("c", null, null, null, null, 1.0, null, null, null, null, null, null)));
-        assertEquals("fittedFrom", field(new ReferenceCheck("c", "m", null, null, null, 1.0, null, null, null, null, null, "x")));
-        assertEquals("below", field(new ReferenceCheck("c", "m", null, null, null, Double.NaN, null, null, null, null, null,
-                null)));
+        assertEquals("tolerance", field(shape("c", "m", 1.0, null, null, null, null, null)));
+        assertEquals("tolerance", field(shape("c", "m", null, 0.1, 2.0, null, null, null)));
+        assertEquals("near", field(shape("c", "m", 1.0, 0.1, 2.0, null, null, null)));
+        assertEquals("near", field(shape("c", "m", null, null, null, null, null, null)));
+        assertEquals("atMost", field(shape("c", "m", null, null, 2.0, 2.0, null, null)));
+        assertEquals("atLeast", field(shape("c", "m", null, null, null, null, 1.0, 1.0)));
+        assertEquals("below", field(shape("c", "m", null, null, 2.0, null, null, 2.0)));
+        assertNull(ReferenceChecks.shapeProblem(shape("c", "m", null, null, null, 2.0, null, 2.0)), "atLeast 2 and atMost 2 admits 2");
+        assertEquals("tolerance", field(shape("c", "m", 1.0, -0.1, null, null, null, null)));
+        assertEquals("claim", field(shape(" ", "m", null, null, 1.0, null, null, null)));
+        assertEquals("metric", field(shape("c", null, null, null, 1.0, null, null, null)));
+        assertEquals("below", field(shape("c", "m", null, null, Double.NaN, null, null, null)));
+        OtherRuns bip = new OtherRuns(null, where("bip"));
+        assertEquals("fittedFrom", field(new ReferenceCheck("c", "m", null, null, null, 1.0, null, null, null, null, null, null,
+                "x")));
         assertEquals("ratioTo", field(new ReferenceCheck("c", "m", null, null, null, 1.0, null, null, null,
-                new RatioTo(null, null), null, null)));
+                new OtherRuns(null, null), null, null, null)));
+        assertEquals("differenceTo", field(new ReferenceCheck("c", "m", null, null, null, 1.0, null, null, null, bip, bip, null,
+                null)));
+    }
+
+    private static ReferenceCheck shape(String claim, String metric, Double near, Double tolerance, Double below, Double atMost,
+                                        Double above, Double atLeast) {
+        return new ReferenceCheck(claim, metric, null, near, tolerance, below, atMost, above, atLeast, null, null, null, null);
+    }
+
+    @Test
+    void aDifferenceComparesTwoSelectionsBySubtraction() {
+        ReferenceCheck fewer = new ReferenceCheck("bip is at least 70 s shorter", "warm.elapsedS", where("bip"), null, null,
+                null, -70.0, null, null, null, new OtherRuns(null, where("lru")), null, null);
+        ReferenceChecks.Evaluated difference = evaluate(fewer);
+        assertEquals(25.0 - 101.0, difference.compared());
+        assertTrue(difference.passed());
+        ReferenceCheck nearer = new ReferenceCheck("c", "warm.elapsedS", where("bip"), -80.0, 0.04, null, null, null, null,
+                null, new OtherRuns(null, where("lru")), null, null);
+        assertFalse(evaluate(nearer).passed(), "-76 is 5% from -80, outside 4%");
+        assertEquals("difference ≤ -70", ReferenceChecks.bound(fewer));
+        ReferenceCheck againstZero = new ReferenceCheck("c", "warm.elapsedS", where("lru"), null, null, null, null, null, 0.0,
+                null, new OtherRuns("warm.zero", null), null, null);
+        assertTrue(evaluate(againstZero).passed(), "a difference from a mean of 0 is no division");
     }
 
     private static String field(ReferenceCheck check) {
@@ -163,8 +188,8 @@ class ReferenceChecksTest {
                 null, null);
         List<ReferenceCheck> checks = List.of(
                 new ReferenceCheck("lru within 1% of 100", "warm.elapsedS", where("lru"), 100.0, 0.01, null, null, null, null,
-                        null, true, "E1's warm pass"),
-                ratio("lru", new RatioTo(null, where("bip")), 5.0, null),
+                        null, null, true, "E1's warm pass"),
+                ratio("lru", new OtherRuns(null, where("bip")), 5.0, null),
                 near("fifo", 1, 0.1));
         ChartSpecs specs = new ChartSpecs(Path.of("probe.yaml"), null, "probe", null, List.of(),
                 new ReferenceSection("The source.", List.of(fitted, predicted), checks, "Check 1 holds by construction."));
@@ -187,7 +212,7 @@ class ReferenceChecksTest {
     void boundsAreWrittenAsTheFileWroteThem() {
         assertEquals("within 10% of 100.41", ReferenceChecks.bound(near("lru", 100.41, 0.1)));
         assertEquals("> 0.5 and < 0.6", ReferenceChecks.bound(bounds("m", null, 0.6, null, 0.5, null)));
-        assertEquals("ratio ≥ 3", ReferenceChecks.bound(ratio("lru", new RatioTo(null, where("bip")), 3.0, null)));
+        assertEquals("ratio ≥ 3", ReferenceChecks.bound(ratio("lru", new OtherRuns(null, where("bip")), 3.0, null)));
         assertEquals("= 1", ReferenceChecks.bound(near("lru", 1, 0)));
     }
 }
