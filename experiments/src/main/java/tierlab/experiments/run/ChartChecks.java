@@ -71,17 +71,26 @@ final class ChartChecks {
         }
     }
 
-    static void checkReference(ExperimentLoader.Experiment experiment) {
-        if (experiment.spec().reference() == null || experiment.spec().reference().rows() == null) {
+    /** The reference rows and checks against the runs' parameters and metrics; {@code text} is the file's, for line numbers. */
+    static void checkReference(ExperimentLoader.Experiment experiment, String text) {
+        if (experiment.spec().reference() == null) {
             return;
         }
         Set<String> parameters = parameterNames(experiment);
-        List<ReferenceRow> rows = experiment.spec().reference().rows();
+        List<String> checkProblems = ChartSpecs.of(experiment.file(), text, experiment.spec())
+                .checkProblems(parameters, experiment.metricNames());
+        if (!checkProblems.isEmpty()) {
+            throw new CommandException(checkProblems.getFirst());
+        }
+        List<ReferenceRow> rows = experiment.spec().reference().rows() == null ? List.of() : experiment.spec().reference().rows();
         for (int i = 0; i < rows.size(); i++) {
             ReferenceRow row = rows.get(i);
             String at = experiment.file() + ": reference.rows[" + i + "]";
             if (row == null || row.label() == null || row.reference() == null) {
                 throw new CommandException(at + ": a row has a label and the reference's figure");
+            }
+            if (row.fittedFrom() != null && !Boolean.TRUE.equals(row.fitted())) {
+                throw new CommandException(at + ".fittedFrom: names what a fitted row was fitted to; set fitted: true");
             }
             if (row.metric() != null) {
                 requireMetric(at + ".metric", row.metric(), experiment.metricNames());

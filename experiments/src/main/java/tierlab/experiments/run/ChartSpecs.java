@@ -3,6 +3,7 @@ package tierlab.experiments.run;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -95,6 +96,9 @@ public record ChartSpecs(Path file, String text, String name, String description
             String at = "reference.rows[" + i + "]";
             if (row == null || row.label() == null || row.reference() == null) {
                 problems.add(at(new Object[] {"reference", "rows", i}) + at + ": a row has a label and the reference's figure");
+            } else if (row.fittedFrom() != null && !Boolean.TRUE.equals(row.fitted())) {
+                problems.add(at(new Object[] {"reference", "rows", i, "fittedFrom"}) + at + ".fittedFrom: names what a fitted"
+                        + " row was fitted to; set fitted: true");
             } else if (row.metric() != null && !tables.metricNames().contains(row.metric())) {
                 problems.add(at(new Object[] {"reference", "rows", i, "metric"}) + at + ".metric: unknown metric '"
                         + row.metric() + "' (metrics: " + String.join(", ", tables.metricNames()) + ")");
@@ -107,7 +111,64 @@ public record ChartSpecs(Path file, String text, String name, String description
                 }
             }
         }
+        problems.addAll(checkProblems(tables.parameterNames(), tables.metricNames()));
         return problems;
+    }
+
+    /**
+     * The problems of {@code reference.checks} against the runs' parameters and metrics, one line each
+     * ("FILE:LINE: reference.checks[i].FIELD: message"): a check's shape ({@link ReferenceChecks#shapeProblem}),
+     * then every metric and {@code where} parameter it names, its own and its {@code ratioTo}'s or {@code differenceTo}'s.
+     */
+    public List<String> checkProblems(Set<String> parameters, List<String> metrics) {
+        List<String> problems = new ArrayList<>();
+        if (reference == null || reference.checks() == null) {
+            return problems;
+        }
+        for (int i = 0; i < reference.checks().size(); i++) {
+            ExperimentFile.ReferenceCheck check = reference.checks().get(i);
+            String problem = check == null ? ": a check is a mapping of fields (claim, metric, where, and a bound)"
+                    : checkProblem(check, parameters, metrics);
+            if (problem != null) {
+                String field = problem.startsWith(".") ? problem.substring(1, problem.indexOf(':')) : "";
+                List<Object> path = new ArrayList<>(List.of("reference", "checks", i));
+                if (!field.isEmpty()) {
+                    path.addAll(List.of(field.split("\\.")));
+                }
+                problems.add(at(path.toArray()) + "reference.checks[" + i + "]" + problem);
+            }
+        }
+        return problems;
+    }
+
+    /** ".FIELD: message" for a check's first problem, or null. */
+    private static String checkProblem(ExperimentFile.ReferenceCheck check, Set<String> parameters, List<String> metrics) {
+        String shape = ReferenceChecks.shapeProblem(check);
+        if (shape != null) {
+            return "." + shape;
+        }
+        String problem = selectionProblem("", check.metric(), check.where(), parameters, metrics);
+        ExperimentFile.OtherRuns other = ReferenceChecks.other(check);
+        if (problem == null && other != null) {
+            problem = selectionProblem(ReferenceChecks.otherField(check) + ".", other.metric(), other.where(), parameters, metrics);
+        }
+        return problem;
+    }
+
+    private static String selectionProblem(String prefix, String metric, Map<String, JsonNode> where,
+                                           Set<String> parameters, List<String> metrics) {
+        if (metric != null && !metrics.contains(metric)) {
+            return "." + prefix + "metric: unknown metric '" + metric + "' (metrics: " + String.join(", ", metrics) + ")";
+        }
+        if (where != null) {
+            for (String key : where.keySet()) {
+                if (!parameters.contains(key)) {
+                    return "." + prefix + "where." + key + ": unknown parameter '" + key + "' (parameters: "
+                            + String.join(", ", parameters) + ")";
+                }
+            }
+        }
+        return null;
     }
 
     private String problem(int index, ChartSection chart, Set<String> parameters, RunTables tables) {

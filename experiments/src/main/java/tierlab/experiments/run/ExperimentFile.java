@@ -198,14 +198,40 @@ public record ExperimentFile(String name, String description, String label, Stri
                                String pass, Map<String, JsonNode> where, Boolean logX, Boolean logY,
                                String xLabel, String yLabel) {}
 
-    /** What the reference system measured, and how tierlab's runs line up against it. */
-    public record ReferenceSection(String source, List<ReferenceRow> rows, String discussion) {}
+    /**
+     * What the reference system measured, and how tierlab's runs line up against it: {@code rows} put a
+     * reference figure beside a mean of the runs, {@code checks} are claims the report evaluates against
+     * results.csv (PASS or FAIL), and {@code discussion} is prose that refers to them without figures of its own.
+     */
+    public record ReferenceSection(String source, List<ReferenceRow> rows, List<ReferenceCheck> checks, String discussion) {}
 
     /**
      * One line of the comparison table: the reference's figure as text, tierlab's as the mean of
-     * {@code metric} over the runs matching {@code where}.
+     * {@code metric} over the runs matching {@code where}. {@code fitted}: tierlab's figure comes from a
+     * profile fitted to this same reference figure, so the two agree by construction, not by prediction;
+     * {@code fittedFrom} says what was fitted (shown in the table).
      */
-    public record ReferenceRow(String label, String reference, String metric, Map<String, JsonNode> where) {}
+    public record ReferenceRow(String label, String reference, String metric, Map<String, JsonNode> where,
+                               Boolean fitted, String fittedFrom) {}
+
+    /**
+     * A claim about the runs that the report evaluates against results.csv ({@link ReferenceChecks}):
+     * the mean of {@code metric} over the runs matching {@code where} (divided by the mean of
+     * {@code ratioTo}'s selection, or less the mean of {@code differenceTo}'s, when one is given) compared with {@code near} (within {@code tolerance}, a
+     * fraction of {@code |near|}), or with an upper bound ({@code below}: &lt;, {@code atMost}: &le;), a
+     * lower bound ({@code above}: &gt;, {@code atLeast}: &ge;) or one of each. {@code fitted} and
+     * {@code fittedFrom} as for a row: a check that holds by construction says so.
+     */
+    public record ReferenceCheck(String claim, String metric, Map<String, JsonNode> where, Double near, Double tolerance,
+                                 Double below, Double atMost, Double above, Double atLeast, OtherRuns ratioTo,
+                                 OtherRuns differenceTo,
+                                 Boolean fitted, String fittedFrom) {}
+
+    /**
+     * The other side of a relative check ({@code ratioTo}, {@code differenceTo}): the mean of {@code metric}
+     * (the check's own when omitted) over the runs matching {@code where}.
+     */
+    public record OtherRuns(String metric, Map<String, JsonNode> where) {}
 
     /**
      * Block-level miss-ratio curves of the workload (each trace of the grid at its own blocks), beside

@@ -101,7 +101,11 @@ public final class ExperimentLoader {
                 throw new CommandException(file + ": workload: a simulation needs a workload section");
             }
             ChartChecks.checkCharts(experiment);
-            ChartChecks.checkReference(experiment);
+            ChartChecks.checkReference(experiment, source.text());
+        } else if (spec.reference() != null && spec.reference().checks() != null) {
+            // A calibration's report is its fit's, drawn from calibration-points.csv: no results.csv to check against.
+            throw new CommandException(file + ": reference.checks: only a simulation's report evaluates checks (this file's"
+                    + " kind is " + kind + ")");
         }
         return experiment;
     }

@@ -18,7 +18,8 @@ import tierlab.experiments.ChartFiles;
 public final class Plotter {
 
     /** The rendered report's inputs and outcome, for the caller's summary line and stderr. */
-    public record Plotted(RunTables tables, List<ReportWriter.ReferenceValue> reference, ChartRenderer.Rendered charts) {}
+    public record Plotted(RunTables tables, List<ReportWriter.ReferenceValue> reference, List<ReferenceChecks.Evaluated> checks,
+                          ChartRenderer.Rendered charts) {}
 
     /** The markdown section of the block-level miss-ratio curves, written by the run beside miss-ratio.csv. */
     public static final String MISS_RATIO_SECTION = "miss-ratio.md";
@@ -34,15 +35,17 @@ public final class Plotter {
     public static Plotted render(Path folder, ChartSpecs specs, RunTables tables, Map<Integer, String> problems,
                                  ChartFiles.Writer writer) throws IOException {
         List<ReportWriter.ReferenceValue> reference = ReportWriter.reference(specs, tables);
+        List<ReferenceChecks.Evaluated> checks = ReferenceChecks.evaluate(specs.reference() == null ? null
+                : specs.reference().checks(), tables);
         List<String> extra = new ArrayList<>();
         Path missRatio = folder.resolve(MISS_RATIO_SECTION);
         if (Files.isRegularFile(missRatio)) {
             extra.add(Files.readString(missRatio, StandardCharsets.UTF_8));
         }
         ChartRenderer.Rendered charts = ChartRenderer.render(specs.charts(), tables, problems, folder, writer);
-        String report = ReportWriter.markdown(specs, tables, charts, reference, extra);
+        String report = ReportWriter.markdown(specs, tables, charts, reference, checks, extra);
         AtomicFiles.writeString(folder.resolve(RunCommand.REPORT), report);
-        return new Plotted(tables, reference, charts);
+        return new Plotted(tables, reference, checks, charts);
     }
 
     /** One line per failed chart, for stderr: which chart and why. */

@@ -1,9 +1,11 @@
 package tierlab.experiments.run;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.apache.commons.math3.stat.descriptive.SummaryStatistics;
 import tierlab.experiments.run.ExperimentFile.ChartSection;
@@ -48,7 +50,8 @@ public final class ReportWriter {
     }
 
     public static String markdown(ChartSpecs specs, RunTables tables, ChartRenderer.Rendered charts,
-                                  List<ReferenceValue> reference, List<String> extraSections) {
+                                  List<ReferenceValue> reference, List<ReferenceChecks.Evaluated> checks,
+                                  List<String> extraSections) {
         StringBuilder md = new StringBuilder();
         List<RunTables.Row> results = tables.runs();
         RunTables.RunRecord info = tables.record();
@@ -71,7 +74,7 @@ public final class ReportWriter {
             md.append("**").append(failed).append(" run").append(failed == 1 ? "" : "s")
                     .append(" did not complete cleanly** (see *Failures* below and the `failure` column).\n\n");
         }
-        referenceSection(md, specs, reference);
+        referenceSection(md, specs, reference, checks);
         for (String section : extraSections) {
             md.append(section.strip()).append("\n\n");
         }
@@ -88,9 +91,13 @@ public final class ReportWriter {
         return md.toString();
     }
 
-    /** The reference system's figures beside tierlab's, with the file's source and discussion; nothing without them. */
-    private static void referenceSection(StringBuilder md, ChartSpecs specs, List<ReferenceValue> reference) {
-        if (reference.isEmpty() && (specs.reference() == null || specs.reference().discussion() == null)) {
+    /**
+     * The reference system's figures beside tierlab's (a fitted row marked so), the checks with PASS or
+     * FAIL, then the file's discussion, which refers to them; nothing without any of them.
+     */
+    private static void referenceSection(StringBuilder md, ChartSpecs specs, List<ReferenceValue> reference,
+                                         List<ReferenceChecks.Evaluated> checks) {
+        if (specs.reference() == null || reference.isEmpty() && checks.isEmpty() && specs.reference().discussion() == null) {
             return;
         }
         md.append("## The reference system and tierlab\n\n");
@@ -98,17 +105,23 @@ public final class ReportWriter {
             md.append(specs.reference().source().strip()).append("\n\n");
         }
         if (!reference.isEmpty()) {
-            md.append("| | reference | tierlab | from |\n|---|---:|---:|---|\n");
+            md.append("| | reference | tierlab | fitted? | from |\n|---|---:|---:|---|---|\n");
             for (ReferenceValue value : reference) {
                 ReferenceRow row = value.row();
                 md.append("| ").append(row.label()).append(" | ").append(row.reference()).append(" | ")
                         .append(row.metric() == null ? "—" : number(value.value())).append(" | ")
+                        .append(ReferenceChecks.fitted(row.fitted(), row.fittedFrom())).append(" | ")
                         .append(row.metric() == null ? "" : "`" + row.metric() + "`"
-                                + (row.where() == null ? "" : " where " + where(row)))
+                                + (row.where() == null ? "" : " where " + where(row.where())))
                         .append(" |\n");
             }
             md.append('\n');
+            if (reference.stream().anyMatch(value -> Boolean.TRUE.equals(value.row().fitted()))) {
+                md.append("A **fitted** row's tierlab figure comes from a profile fitted to that same reference figure:"
+                        + " it agrees by construction, and is not a prediction.\n\n");
+            }
         }
+        ReferenceChecks.markdown(md, checks);
         if (specs.reference().discussion() != null) {
             md.append(specs.reference().discussion().strip()).append("\n\n");
         }
@@ -149,9 +162,9 @@ public final class ReportWriter {
         md.append('\n');
     }
 
-    private static String where(ReferenceRow row) {
+    static String where(Map<String, JsonNode> where) {
         List<String> parts = new ArrayList<>();
-        row.where().forEach((key, value) -> parts.add("`" + key + "=" + (value.isTextual() ? value.asText() : value) + "`"));
+        where.forEach((key, value) -> parts.add("`" + key + "=" + (value.isTextual() ? value.asText() : value) + "`"));
         return String.join(", ", parts);
     }
 

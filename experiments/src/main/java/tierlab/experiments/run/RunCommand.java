@@ -149,11 +149,11 @@ public final class RunCommand implements Callable<Integer> {
             stderr.flush();
         }
         List<String> chartFailures = new ArrayList<>();
-        List<ReportWriter.ReferenceValue> reference = writeOutput(experiment, ran, errorsLog, target, owned, chartFailures);
+        Plotter.Plotted plotted = writeOutput(experiment, ran, errorsLog, target, owned, chartFailures);
         PrintWriter stderr = spec.commandLine().getErr();
         chartFailures.forEach(line -> stderr.println("tierlab: " + line));
         stderr.flush();
-        summary(experiment, ran, reference, target, owned);
+        summary(experiment, ran, plotted, target, owned);
         // An ablated race fix is meant to break its run; a bug is unexpected whatever the run's settings.
         long unexpected = ran.results().stream().filter(r -> r.failed() && (r.point().config().store().knownBugs().isEmpty()
                 || RunFailure.columnValue(r).equals(RunFailure.Kind.BUG.columnValue()))).count();
@@ -220,10 +220,10 @@ public final class RunCommand implements Callable<Integer> {
     /**
      * Writes the output folder whole: the tables first (and errors.log, the bugs' stack traces, when
      * there were any), then the charts and report drawn from them; adds a line for each chart that
-     * failed, and returns the reference rows as the report computed them.
+     * failed, and returns what the report drew: the reference rows and checks as it computed them.
      */
-    private static List<ReportWriter.ReferenceValue> writeOutput(ExperimentLoader.Experiment experiment, Ran ran, String errorsLog,
-                                                                 Path target, Set<String> owned, List<String> chartFailures) {
+    private static Plotter.Plotted writeOutput(ExperimentLoader.Experiment experiment, Ran ran, String errorsLog,
+                                               Path target, Set<String> owned, List<String> chartFailures) {
         List<RunResult> results = ran.results();
         ChartSpecs specs = ChartSpecs.of(experiment.file(), ChartSpecs.textOf(experiment.file()), experiment.spec());
         Plotter.Plotted[] plotted = new Plotter.Plotted[1];
@@ -247,11 +247,11 @@ public final class RunCommand implements Callable<Integer> {
                     ResultFiles.json(ResultFiles.summary(experiment, results, plotted[0].reference())), StandardCharsets.UTF_8);
         });
         chartFailures.addAll(Plotter.failureLines(plotted[0].charts()));
-        return plotted[0].reference();
+        return plotted[0];
     }
 
-    /** The lines on stdout: the runs, the reference rows, the files written. */
-    private void summary(ExperimentLoader.Experiment experiment, Ran ran, List<ReportWriter.ReferenceValue> reference, Path target,
+    /** The lines on stdout: the runs, the reference rows, the checks, the files written. */
+    private void summary(ExperimentLoader.Experiment experiment, Ran ran, Plotter.Plotted plotted, Path target,
                          Set<String> owned) {
         PrintWriter stdout = spec.commandLine().getOut();
         List<RunResult> results = ran.results();
@@ -261,11 +261,16 @@ public final class RunCommand implements Callable<Integer> {
                 results.size() == 1 ? "" : "s", ran.wallSeconds(), ran.executorDescription() != null ? ran.executorDescription()
                         : threads + " thread" + (threads == 1 ? "" : "s"),
                 failed == 0 ? "" : "; " + failed + " did not complete cleanly (see report.md)");
-        for (ReportWriter.ReferenceValue value : reference) {
+        for (ReportWriter.ReferenceValue value : plotted.reference()) {
             if (value.row().metric() != null) {
-                stdout.printf(Locale.ROOT, "  %-44s reference %-16s tierlab %s%n", value.row().label(),
-                        value.row().reference(), ReportWriter.number(value.value()));
+                stdout.printf(Locale.ROOT, "  %-44s reference %-16s tierlab %s%s%n", value.row().label(),
+                        value.row().reference(), ReportWriter.number(value.value()),
+                        Boolean.TRUE.equals(value.row().fitted()) ? " (fitted)" : "");
             }
+        }
+        for (int i = 0; i < plotted.checks().size(); i++) {
+            ReferenceChecks.Evaluated check = plotted.checks().get(i);
+            stdout.printf(Locale.ROOT, "  check %d %s: %s%n", i + 1, check.passed() ? "PASS" : "FAIL", check.check().claim().strip());
         }
         // Only what is there: a chart that failed (no fonts) is not among the files written.
         stdout.println("wrote " + target + "/: " + String.join(", ", owned.stream().sorted()
