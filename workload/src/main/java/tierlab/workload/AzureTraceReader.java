@@ -70,7 +70,7 @@ public final class AzureTraceReader {
         List<Row> rows = new ArrayList<>();
         long lineNumber = 0;
         ObjectReader cellsReader = CSV.readerFor(String[][].class);
-        try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (BufferedReader reader = TextFiles.newReader(file)) {
             long firstNs = 0;
             String line;
             // Line by line (the files quote nothing and no field spans lines), so every refusal names its line.

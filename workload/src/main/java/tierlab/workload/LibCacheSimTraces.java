@@ -104,7 +104,7 @@ public final class LibCacheSimTraces {
         MooncakeTraceReader.binaryCheck(file, 8, "a libCacheSim csv trace is text");
         List<TraceRequest> requests = new ArrayList<>();
         long lineNumber = 0;
-        try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (BufferedReader reader = TextFiles.newReader(file)) {
             String line;
             while ((line = reader.readLine()) != null) {
                 lineNumber++;

@@ -54,7 +54,7 @@ public final class MooncakeTraceReader {
         binaryCheck(file, 8, "a trace is JSON Lines text");
         List<T> requests = new ArrayList<>();
         long lineNumber = 0;
-        try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (BufferedReader reader = TextFiles.newReader(file)) {
             String line;
             while ((line = reader.readLine()) != null) {
                 lineNumber++;

@@ -30,7 +30,7 @@ public record ChartSpecs(Path file, String text, String name, String description
     public static ChartSpecs read(Path file) {
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
+            text = tierlab.workload.TextFiles.readString(file);
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read the experiment file (" + e.getMessage() + ")", e);
         }
@@ -39,7 +39,7 @@ public record ChartSpecs(Path file, String text, String name, String description
             spec = ExperimentParsing.mapperFor(file).readValue(text, ExperimentFile.class);
         } catch (JsonProcessingException e) {
             String line = e.getLocation() == null ? "" : ":" + e.getLocation().getLineNr();
-            throw new CommandException(file + line + ": " + e.getOriginalMessage().lines().findFirst().orElse(""), e);
+            throw new CommandException(file + line + ": " + tierlab.workload.JsonProblems.words(e.getOriginalMessage()), e);
         }
         if (spec == null) {
             throw new CommandException(file + ": the experiment file is empty");
@@ -56,7 +56,7 @@ public record ChartSpecs(Path file, String text, String name, String description
     /** The text of {@code file}, or null when it cannot be read (messages then have no line numbers). */
     static String textOf(Path file) {
         try {
-            return Files.readString(file, StandardCharsets.UTF_8);
+            return tierlab.workload.TextFiles.readString(file);
         } catch (IOException e) {
             return null;
         }

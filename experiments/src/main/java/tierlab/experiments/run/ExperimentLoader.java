@@ -140,7 +140,7 @@ public final class ExperimentLoader {
         if (binary != null) {
             throw new CommandException(file + ": " + binary + "; an experiment file is YAML or JSON text");
         }
-        return bytes;
+        return tierlab.workload.TextFiles.withoutByteOrderMark(bytes);
     }
 
     private static String name(Path file, ExperimentFile spec) {

@@ -200,11 +200,12 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
             throw new CommandException(file + ": missing; tierlab plot needs the folder a run wrote (run the experiment first)");
         }
         Table table;
-        try {
+        // A table saved again by a spreadsheet may start with a byte-order mark: not part of the first column's name.
+        try (java.io.Reader text = tierlab.workload.TextFiles.newReader(file)) {
             // Every column as text: the types are decided here, not guessed from a sample of rows.
-            table = Table.read().usingOptions(CsvReadOptions.builder(file.toFile()).columnTypes(column -> ColumnType.STRING)
+            table = Table.read().usingOptions(CsvReadOptions.builder(text).columnTypes(column -> ColumnType.STRING)
                     .missingValueIndicator(new String[0]).maxCharsPerColumn(1 << 20));
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             throw new CommandException(file + ": cannot read it as CSV (" + e.getMessage() + ")", e);
         }
         for (String column : neededColumns) {

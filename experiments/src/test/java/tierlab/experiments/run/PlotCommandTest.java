@@ -251,4 +251,31 @@ class PlotCommandTest {
         assertFalse(plot.err().contains("!!!"), plot.err());
         assertTrue(Files.readString(out.resolve("report.md")).contains("warm hit lru at 2 GiB"));
     }
+
+    @Test
+    void aByteOrderMarkAtTheStartOfAnExperimentFileOrATableIsIgnored() throws IOException {
+        // A file saved by a Windows editor or a spreadsheet starts with U+FEFF; it is no part of the first field.
+        Path file = folder.resolve("marked.yaml");
+        Files.writeString(file, "\uFEFF" + RunCommandTest.SMALL);
+        Path out = folder.resolve("out-marked");
+        CommandRun first = run("run", file.toString(), "--out", out.toString(), "--quiet");
+        assertEquals(0, first.exitCode(), first.err());
+        Path results = out.resolve("results.csv");
+        Files.writeString(results, "\uFEFF" + Files.readString(results));
+        Path copy = out.resolve("experiment.yaml");
+        assertTrue(Files.readString(copy).startsWith("\uFEFF"), "the copy is the file as it was");
+        CommandRun plot = run("plot", out.toString());
+        assertEquals(0, plot.exitCode(), plot.err());
+        assertEquals("", plot.err());
+
+        Path json = folder.resolve("marked.json");
+        Files.writeString(json, "\uFEFF{\"name\": \"marked-json\", \"workload\": {\"type\": \"long-prefill\", \"prompts\": 3,"
+                + " \"promptTokens\": 500}, \"store\": {\"l2CapacityGiB\": 4}, \"charts\": [{\"type\": \"bar\", \"file\": \"b\","
+                + " \"x\": \"store.policy\", \"y\": \"cold.elapsedS\"}]}");
+        Path jsonOut = folder.resolve("out-json");
+        CommandRun second = run("run", json.toString(), "--out", jsonOut.toString(), "--quiet");
+        assertEquals(0, second.exitCode(), second.err());
+        plot = run("plot", jsonOut.toString());
+        assertEquals(0, plot.exitCode(), plot.err());
+    }
 }
