@@ -116,10 +116,7 @@ public final class ReplayCommand implements Callable<Integer> {
         }
         List<Long> capacityBlocks = validatedCapacities();
         List<String> policyNames = validatedPolicies();
-        // Held to the last write, so a second replay given the same --out is refused at once.
-        try (OutputFolderLock held = OutputFolderLock.acquire(out)) {
-            return replayAndWrite(capacityBlocks, policyNames);
-        }
+        return replayAndWrite(capacityBlocks, policyNames);
     }
 
     /** The replays and the output folder, once this process holds the folder. */

@@ -29,7 +29,6 @@ import tierlab.experiments.ChartFiles;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.ExitCleanup;
 import tierlab.experiments.OutputFolderCheck;
-import tierlab.experiments.OutputFolderLock;
 import tierlab.experiments.OutputFolderOption;
 import tierlab.experiments.QuietOption;
 import tierlab.experiments.StaleOutputs;
@@ -110,10 +109,7 @@ public final class RunCommand implements Callable<Integer> {
         file = CallerPaths.resolve(file);
         output.resolveAgainstCaller();
         ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
-        // Held from the first check to the last write: a second run given the same --out is refused at once.
-        try (OutputFolderLock held = OutputFolderLock.acquire(outFolder(experiment))) {
-            return runHeld(experiment);
-        }
+        return runHeld(experiment);
     }
 
     /** The job, once this process holds its output folder. */
