@@ -306,13 +306,7 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                     && computeInFlight == 0 && deviceInFlight() == 0 && due.isEmpty() && scheduler.allFinished()) {
                 break;
             }
-            if (now - lastProgressNs > stallTimeoutNs) {
-                throw new IllegalStateException("live run stalled for " + stallTimeoutNs / 1_000_000 + " ms: "
-                        + storageInFlight + " storage, " + cudaInFlight + " CUDA copy, " + deviceInFlight() + " copy and "
-                        + computeInFlight + " compute operations in flight, "
-                        + scheduler.waitingCount() + " waiting, "
-                        + scheduler.runningCount() + " running, store leftovers " + store.leftovers());
-            }
+            checkStall(now, lastProgressNs);
             waitForNextEvent(now, next < arrivals.size() ? arrivals.get(next).arrivalNs() : Long.MAX_VALUE, startNs);
         }
         long wallNs = System.nanoTime() - startNs;
@@ -335,6 +329,17 @@ public final class LiveRuntime implements AutoCloseable, CompletionTimeline {
                 device.stagingMismatches(), store.counter(StoreCounter.L2_READ_OPS), store.counter(StoreCounter.L2_READ_BYTES),
                 store.counter(StoreCounter.L2_WRITE_OPS), store.counter(StoreCounter.L2_WRITE_BYTES), l2Failures,
                 device.copiedBytes(), computeSteps, device.mismatchExamples(), l2Reads.finish(), l2Writes.finish(), 0);
+    }
+
+    /** A run that made no progress for the stall timeout is a bug: it says what was in flight. */
+    private void checkStall(long nowNs, long lastProgressNs) {
+        if (nowNs - lastProgressNs > stallTimeoutNs) {
+            throw new IllegalStateException("live run stalled for " + stallTimeoutNs / 1_000_000 + " ms: "
+                    + storageInFlight + " storage, " + cudaInFlight + " CUDA copy, " + deviceInFlight() + " copy and "
+                    + computeInFlight + " compute operations in flight, "
+                    + scheduler.waitingCount() + " waiting, "
+                    + scheduler.runningCount() + " running, store leftovers " + store.leftovers());
+        }
     }
 
     /** Hands a completion to the model: a storage one through the driver, a stream's through its sink. */

@@ -120,10 +120,7 @@ public final class IndexFile {
         }
     }
 
-    /**
-     * What an index file holds: the snapshot, the L2 file and session it describes, and the
-     * CRC32C of each unit of each entry (entry-major, lane-minor: {@code entries × tp} values).
-     */
+    /** An index file's contents: snapshot, L2 file and session, each unit's CRC32C (entry-major, {@code entries × tp}). */
     public record Contents(L2Snapshot snapshot, L2Identity.Stamp stamp, int[] unitCrc32c) {
         public Contents {
             Objects.requireNonNull(snapshot, "snapshot");
@@ -231,18 +228,12 @@ public final class IndexFile {
         return bytes.toByteArray();
     }
 
-    /**
-     * Replaces the index at {@code indexPath} with {@code contents} atomically (see the class
-     * comment). On an exception the previous file, if any, is untouched and no temporary file remains.
-     */
+    /** Replaces the index at {@code indexPath} atomically; on an exception the old file stays and no temporary one. */
     public static void write(Path indexPath, Contents contents) throws IOException {
         write(indexPath, contents, UnaryOperator.identity());
     }
 
-    /**
-     * {@link #write} with the byte stream to the temporary file wrapped by {@code streamWrapper}:
-     * tests pass a wrapper that fails part-way to check that no half file ever appears.
-     */
+    /** {@link #write} through {@code streamWrapper}: tests fail part-way to check that no half file ever appears. */
     static void write(Path indexPath, Contents contents, UnaryOperator<OutputStream> streamWrapper) throws IOException {
         Objects.requireNonNull(indexPath, "indexPath");
         Objects.requireNonNull(contents, "contents");

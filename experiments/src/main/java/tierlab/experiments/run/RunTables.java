@@ -95,12 +95,7 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
 
         Map<Integer, String> labels = new LinkedHashMap<>();
         runJson.path("runs").forEach(run -> labels.put(run.path("run").asInt(), run.path("point").asText()));
-        Map<Integer, List<String>> examples = new LinkedHashMap<>();
-        summary.path("groups").forEach(group -> group.path("examples").properties().forEach(entry -> {
-            List<String> lines = new ArrayList<>();
-            entry.getValue().forEach(line -> lines.add(line.asText()));
-            examples.put(Integer.parseInt(entry.getKey()), lines);
-        }));
+        Map<Integer, List<String>> examples = examples(summary);
 
         Path resultsFile = folder.resolve(ResultFiles.RESULTS);
         Table results = csv(resultsFile, "run", "failure");
@@ -168,6 +163,17 @@ public record RunTables(Path folder, String name, String mode, List<String> axes
                 runJson.path("wallSeconds").asDouble(), runJson.path("threads").asInt());
         return new RunTables(folder, summary.path("name").asText(), summary.path("mode").asText(), List.copyOf(axes),
                 metricNames, passes, List.copyOf(seeds), record, List.copyOf(rows), List.copyOf(cells));
+    }
+
+    /** Each run's failure examples, as summary.json's groups list them. */
+    private static Map<Integer, List<String>> examples(JsonNode summary) {
+        Map<Integer, List<String>> examples = new LinkedHashMap<>();
+        summary.path("groups").forEach(group -> group.path("examples").properties().forEach(entry -> {
+            List<String> lines = new ArrayList<>();
+            entry.getValue().forEach(line -> lines.add(line.asText()));
+            examples.put(Integer.parseInt(entry.getKey()), lines);
+        }));
+        return examples;
     }
 
     private static JsonNode json(Path file) {
