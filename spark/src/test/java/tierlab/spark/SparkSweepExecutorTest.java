@@ -74,8 +74,8 @@ class SparkSweepExecutorTest {
                 seeds: [1, 2]
                 sweep:
                   - {store.policy: [lru, s3-fifo, arc]}
-                  # A stuck read that outlasts the TTFT histogram's range: the run ends in a failure (its row says which).
-                  - {faults.stuckProbability: [1.0], faults.stuckForMs: [1.0e12]}
+                  # A device that fails every write: after 64 in a row the run ends in a failure (its row says which).
+                  - {faults.writeErrorProbability: [1.0]}
                 """.formatted(TRACE));
         Path local = folder.resolve("local");
         Path spark = folder.resolve("spark");
