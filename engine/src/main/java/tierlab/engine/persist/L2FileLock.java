@@ -143,6 +143,20 @@ public final class L2FileLock implements AutoCloseable {
         }
     }
 
+    /** While held, the lock's descriptor is open on the file it locked (the same device and inode). */
+    public void checkInvariants() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (!fileKey.equals(keyOfDescriptor(fd))) {
+                throw new IllegalStateException("the lock on " + path + " holds descriptor " + fd + " of another file");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("the lock's descriptor " + fd + " on " + path + " is not open: " + e.getMessage(), e);
+        }
+    }
+
     /** Releases the lock (closing its descriptor); idempotent. */
     @Override
     public void close() {

@@ -67,6 +67,7 @@ final class PersistentL2 implements AutoCloseable {
      * else drops it; returns {@code failure}. A failed save fails the run with a sentence naming the save.
      */
     String finish(String failure, boolean saveable, long wrongLoads) throws LiveRuns.L2Step {
+        checkInvariants();
         finished = true;
         try {
             if (warm.stamp() == null) {
@@ -114,6 +115,18 @@ final class PersistentL2 implements AutoCloseable {
         } finally {
             ended.countDown();
         }
+    }
+
+    /** A finished run had opened the store; a hook exists exactly once the store is open; the lock is sound. */
+    void checkInvariants() {
+        if (finished && warm == null) {
+            throw new IllegalStateException("run " + point.index() + " finished its L2 file without opening it");
+        }
+        if ((hook == null) != (warm == null)) {
+            throw new IllegalStateException("run " + point.index() + ": a shutdown hook " + (hook == null ? "missing" : "present")
+                    + " with the store " + (warm == null ? "not open" : "open"));
+        }
+        lock.checkInvariants();
     }
 
     private void say(String line) {
