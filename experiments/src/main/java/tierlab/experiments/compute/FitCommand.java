@@ -18,14 +18,16 @@ import picocli.CommandLine.Spec;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.CommandException;
 import tierlab.sim.device.ComputeProfiles;
+import tierlab.sim.device.ComputeSection;
 import tierlab.sim.device.GpuSpec;
 import tierlab.sim.device.GpuSpecs;
 import tierlab.sim.device.RooflineCompute;
 import tierlab.sim.device.StepRows;
 
 /**
- * {@code tierlab compute fit TABLE.csv --model SHAPE [--gpu NAME] [--form max|sum] --out PROFILE}: fits the
- * roofline kind to measured steps ({@link RooflineFit}), prints every row's error and the median and
+ * {@code tierlab compute fit TABLE.csv --model SHAPE [--gpu NAME] [--kind roofline|kernel-roofline] [--form max|sum]
+ * --out PROFILE}: fits the roofline kind ({@link RooflineFit}) or the kernel-roofline kind ({@link KernelRooflineFit})
+ * to measured steps, prints every row's error and the median and
  * 90th percentile, and writes a compute profile an experiment's {@code gpu.compute.profile} can name.
  * Warnings (a clamped or undetermined coefficient, no convergence) go to stderr and into the profile.
  * An existing file is never overwritten, and the profile appears whole or not at all.
@@ -36,6 +38,9 @@ import tierlab.sim.device.StepRows;
         description = {"Fit the roofline compute model to a measured step table (kind,batch,new_tokens,context_tokens,ms)",
             "and write a compute profile."})
 public final class FitCommand implements Callable<Integer> {
+
+    static final String ROOFLINE = "roofline";
+    static final String KERNEL_ROOFLINE = "kernel-roofline";
 
     @Spec
     private CommandSpec spec;
@@ -51,8 +56,14 @@ public final class FitCommand implements Callable<Integer> {
             description = "The GPU the steps ran on, whose peak rates the efficiencies scale (default: ${DEFAULT-VALUE}).")
     private String gpu;
 
+    @Option(names = "--kind", paramLabel = "KIND", defaultValue = ROOFLINE,
+            description = "roofline (one roofline over the step) or kernel-roofline (one per kernel, summed)"
+                    + " (default: ${DEFAULT-VALUE}).")
+    private String kind;
+
     @Option(names = "--form", paramLabel = "FORM", defaultValue = RooflineCompute.MAX,
-            description = "max (compute and memory overlap) or sum (they do not) (default: ${DEFAULT-VALUE}).")
+            description = "The roofline kind's form: max (compute and memory overlap) or sum (they do not)"
+                    + " (default: ${DEFAULT-VALUE}).")
     private String form;
 
     @Option(names = "--out", required = true, paramLabel = "PROFILE", description = "The compute profile to write (YAML).")
@@ -68,32 +79,57 @@ public final class FitCommand implements Callable<Integer> {
         if (!form.equals(RooflineCompute.MAX) && !form.equals(RooflineCompute.SUM)) {
             throw new CommandException("--form: must be max or sum, was " + form);
         }
+        if (!kind.equals(ROOFLINE) && !kind.equals(KERNEL_ROOFLINE)) {
+            throw new CommandException("--kind: must be " + ROOFLINE + " or " + KERNEL_ROOFLINE + ", was " + kind);
+        }
         GpuSpec gpuSpec = userError("--gpu", () -> GpuSpecs.get("--gpu", gpu));
         ModelArgument shape = ModelArgument.of(model);
         List<StepRows.Row> rows = userError(null, () -> StepRows.read(table, true));
-        RooflineFit.Result result = userError(null, () -> RooflineFit.fit(rows, shape.shape(), shape.section(), gpuSpec,
-                form, table.getFileName().toString()));
+        String tableName = table.getFileName().toString();
+        Fitted result = kind.equals(ROOFLINE)
+                ? userError(null, () -> Fitted.of(RooflineFit.fit(rows, shape.shape(), shape.section(), gpuSpec, form,
+                        tableName), form))
+                : userError(null, () -> Fitted.of(KernelRooflineFit.fit(rows, shape.shape(), shape.section(), gpuSpec,
+                        tableName)));
         PrintWriter stdout = spec.commandLine().getOut();
         printFit(stdout, rows, shape, gpuSpec, result);
         PrintWriter err = spec.commandLine().getErr();
         result.warnings().forEach(line -> err.println("tierlab: warning: " + line));
         err.flush();
-        String header = "Compute profile fitted by 'tierlab compute fit' to " + rows.size() + " steps of " + table.getFileName()
-                + "\n(" + shape.shape().name() + " on " + gpuSpec.name() + ", " + form + " form; docs/compute.md)";
+        String header = "Compute profile fitted by 'tierlab compute fit' to " + rows.size() + " steps of " + tableName
+                + "\n(" + shape.shape().name() + " on " + gpuSpec.name() + ", " + result.description() + "; docs/compute.md)";
         writeWhole(out, ComputeProfiles.toYaml(result.section(), header));
         stdout.println("wrote " + out);
         stdout.flush();
         return 0;
     }
 
-    private void printFit(PrintWriter stdout, List<StepRows.Row> rows, ModelArgument shape, GpuSpec gpuSpec,
-                          RooflineFit.Result result) {
-        var s = result.section();
-        stdout.println("roofline (" + form + " form) of " + shape.shape().name() + " on " + gpuSpec.name() + ", fitted to "
+    /** What either kind's fit gives the command: the section, its values as a line, each row's prediction. */
+    record Fitted(ComputeSection section, String description, String values, double[] predictedMs, double[] errorPercent,
+                  double medianErrorPercent, double p90ErrorPercent, boolean converged, List<String> warnings) {
+
+        static Fitted of(RooflineFit.Result r, String form) {
+            var s = r.section();
+            return new Fitted(s, "roofline, " + form + " form", "computeEfficiency " + RooflineFit.four(s.computeEfficiency())
+                    + ", memoryEfficiency " + RooflineFit.four(s.memoryEfficiency()) + ", stepOverheadNs "
+                    + RooflineFit.four(s.stepOverheadNs()) + ", sequenceNs " + RooflineFit.four(s.sequenceNs()),
+                    r.predictedMs(), r.errorPercent(), r.medianErrorPercent(), r.p90ErrorPercent(), r.converged(), r.warnings());
+        }
+
+        static Fitted of(KernelRooflineFit.Result r) {
+            var s = r.section();
+            return new Fitted(s, "kernel-roofline", "gemmEfficiency " + RooflineFit.four(s.gemmEfficiency())
+                    + ", attentionEfficiency " + RooflineFit.four(s.attentionEfficiency()) + ", memoryEfficiency "
+                    + RooflineFit.four(s.memoryEfficiency()) + ", layerNs " + RooflineFit.four(s.layerNs()) + ", sequenceNs "
+                    + RooflineFit.four(s.sequenceNs()),
+                    r.predictedMs(), r.errorPercent(), r.medianErrorPercent(), r.p90ErrorPercent(), r.converged(), r.warnings());
+        }
+    }
+
+    private void printFit(PrintWriter stdout, List<StepRows.Row> rows, ModelArgument shape, GpuSpec gpuSpec, Fitted result) {
+        stdout.println(result.description() + " of " + shape.shape().name() + " on " + gpuSpec.name() + ", fitted to "
                 + rows.size() + " steps" + (result.converged() ? "" : " (not converged)") + ":");
-        stdout.println("  computeEfficiency " + RooflineFit.four(s.computeEfficiency()) + ", memoryEfficiency "
-                + RooflineFit.four(s.memoryEfficiency()) + ", stepOverheadNs " + RooflineFit.four(s.stepOverheadNs())
-                + ", sequenceNs " + RooflineFit.four(s.sequenceNs()));
+        stdout.println("  " + result.values());
         stdout.println("kind,batch,new_tokens,context_tokens,ms,predicted_ms,error_percent");
         for (int i = 0; i < rows.size(); i++) {
             StepRows.Row row = rows.get(i);

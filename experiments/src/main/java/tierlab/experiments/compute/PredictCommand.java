@@ -45,7 +45,7 @@ public final class PredictCommand implements Callable<Integer> {
     private Path profile;
 
     @Option(names = "--model", paramLabel = "OTHER",
-            description = "Price this model instead of the profile's: a preset name or a YAML file of its fields (roofline only).")
+            description = "Price this model instead of the profile's: a preset name or a YAML file of its fields (roofline kinds only).")
     private String model;
 
     @Option(names = "--shapes", required = true, paramLabel = "SHAPES.csv",
@@ -60,16 +60,16 @@ public final class PredictCommand implements Callable<Integer> {
         String kind = ComputeModels.nameOf(section);
         if (model != null) {
             ModelArgument other = ModelArgument.of(model);
-            if (!kind.equals("roofline")) {
+            if (!pricesModels(kind)) {
                 throw new CommandException("--model: " + profile + " is a " + kind + " profile, which prices "
                         + (kind.equals("table") ? "only the model it was measured with" : "no model shape")
-                        + "; only a roofline profile prices another model");
+                        + "; only a roofline or kernel-roofline profile prices another model");
             }
             section = section.forModel(other.shape());
         } else {
             ModelSection recorded = ComputeProfiles.modelOf(section);
-            if (kind.equals("roofline") && recorded == null) {
-                throw new CommandException(profile + ": the roofline profile records no model; name one with --model");
+            if (pricesModels(kind) && recorded == null) {
+                throw new CommandException(profile + ": the " + kind + " profile records no model; name one with --model");
             }
         }
         GpuProfile base = DeviceProfile.preset(BASE_DEVICE).gpu().withCompute(section);
@@ -84,6 +84,10 @@ public final class PredictCommand implements Callable<Integer> {
         out.print(StepRows.format(priced));
         out.flush();
         return 0;
+    }
+
+    private static boolean pricesModels(String kind) {
+        return kind.equals(FitCommand.ROOFLINE) || kind.equals(FitCommand.KERNEL_ROOFLINE);
     }
 
     /** A uniform step: {@code batch} sequences of the row's new tokens over its context. */

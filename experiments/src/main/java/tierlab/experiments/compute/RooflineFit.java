@@ -4,13 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import org.apache.commons.math3.exception.TooManyEvaluationsException;
-import org.apache.commons.math3.exception.TooManyIterationsException;
-import org.apache.commons.math3.fitting.leastsquares.LeastSquaresBuilder;
-import org.apache.commons.math3.fitting.leastsquares.LeastSquaresOptimizer;
-import org.apache.commons.math3.fitting.leastsquares.LeastSquaresProblem;
-import org.apache.commons.math3.fitting.leastsquares.LevenbergMarquardtOptimizer;
-import org.apache.commons.math3.fitting.leastsquares.MultivariateJacobianFunction;
 import org.apache.commons.math3.linear.Array2DRowRealMatrix;
 import org.apache.commons.math3.linear.ArrayRealVector;
 import org.apache.commons.math3.linear.RealVector;
@@ -37,7 +30,6 @@ public final class RooflineFit {
 
     /** The least efficiency the fit may return: a thousandth of the peak rate. */
     static final double MIN_EFFICIENCY = 1e-3;
-    private static final int MAX_EVALUATIONS = 20_000;
     private static final double[] INVERSE_COMPUTE_STARTS = {1.25, 2, 5};
     private static final double[] INVERSE_MEMORY_STARTS = {1.1, 1.5, 3};
     private static final String[] NAMES = {"computeEfficiency", "memoryEfficiency", "stepOverheadNs", "sequenceNs"};
@@ -61,7 +53,7 @@ public final class RooflineFit {
         }
         Terms terms = Terms.of(rows, shape, gpu, form);
         double minMs = Arrays.stream(terms.measuredMs).min().orElseThrow();
-        Best best = new Best();
+        RelativeLeastSquares.Best best = new RelativeLeastSquares.Best();
         for (double u : INVERSE_COMPUTE_STARTS) {
             for (double v : INVERSE_MEMORY_STARTS) {
                 best.consider(terms.solve(new double[] {u, v, minMs / 2, 0}));
@@ -70,14 +62,10 @@ public final class RooflineFit {
         double[] p = best.parameters;
         List<String> warnings = new ArrayList<>(terms.boundWarnings(p));
         if (!best.converged) {
-            warnings.add("the fit did not converge within " + MAX_EVALUATIONS + " evaluations from any starting point;"
-                    + " the values are the best found");
+            warnings.add(RelativeLeastSquares.NOT_CONVERGED);
         }
         double[] predicted = terms.predict(p);
-        double[] errors = new double[rows.size()];
-        for (int i = 0; i < errors.length; i++) {
-            errors[i] = 100 * Math.abs(predicted[i] - terms.measuredMs[i]) / terms.measuredMs[i];
-        }
+        double[] errors = RelativeLeastSquares.errorPercent(predicted, terms.measuredMs);
         double median = percentile(errors, 0.5);
         double p90 = percentile(errors, 0.9);
         RooflineSection section = new RooflineSection(gpu, model, form, 1 / p[0], 1 / p[1], p[2] * 1e6, p[3] * 1e6,
@@ -94,24 +82,6 @@ public final class RooflineFit {
         int high = Math.min(sorted.length - 1, low + 1);
         return sorted[low] + (at - low) * (sorted[high] - sorted[low]);
     }
-
-    /** The best solution over the starting points: the converged one of least cost, else the least cost. */
-    private static final class Best {
-        double[] parameters;
-        double cost = Double.POSITIVE_INFINITY;
-        boolean converged;
-
-        void consider(Solution solution) {
-            boolean better = solution.converged && !converged || solution.converged == converged && solution.cost < cost;
-            if (better) {
-                parameters = solution.parameters;
-                cost = solution.cost;
-                converged = solution.converged;
-            }
-        }
-    }
-
-    private record Solution(double[] parameters, double cost, boolean converged) {}
 
     /**
      * Each row's compute and memory time at full efficiency (ms), its sequence count and measured ms:
@@ -162,37 +132,12 @@ public final class RooflineFit {
             return new Pair<>(new ArrayRealVector(value, false), new Array2DRowRealMatrix(jacobian, false));
         }
 
-        Solution solve(double[] start) {
-            MultivariateJacobianFunction model = point -> evaluate(clamp(point.toArray()));
-            double[] ones = new double[measuredMs.length];
-            Arrays.fill(ones, 1);
-            LeastSquaresProblem problem = new LeastSquaresBuilder()
-                    .start(start)
-                    .model(model)
-                    .target(ones)
-                    .parameterValidator(point -> new ArrayRealVector(clamp(point.toArray()), false))
-                    .maxEvaluations(MAX_EVALUATIONS)
-                    .maxIterations(MAX_EVALUATIONS)
-                    .build();
-            try {
-                LeastSquaresOptimizer.Optimum optimum = new LevenbergMarquardtOptimizer().optimize(problem);
-                double[] p = clamp(optimum.getPoint().toArray());
-                return new Solution(p, cost(p), true);
-            } catch (TooManyEvaluationsException | TooManyIterationsException e) {
-                // No optimum: the start itself is the one point whose cost is known to be sound.
-                double[] p = clamp(start);
-                return new Solution(p, cost(p), false);
-            }
+        RelativeLeastSquares.Solution solve(double[] start) {
+            return RelativeLeastSquares.solve(this::evaluate, Terms::clamp, this::cost, start, measuredMs.length);
         }
 
         double cost(double[] p) {
-            double[] predicted = predict(p);
-            double sum = 0;
-            for (int i = 0; i < predicted.length; i++) {
-                double r = predicted[i] / measuredMs[i] - 1;
-                sum += r * r;
-            }
-            return sum;
+            return RelativeLeastSquares.squaredRelativeError(predict(p), measuredMs);
         }
 
         static double[] clamp(double[] p) {

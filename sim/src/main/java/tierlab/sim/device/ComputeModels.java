@@ -19,6 +19,7 @@ public final class ComputeModels {
                     .add(DEFAULT, LinearSection.class)
                     .add("roofline", RooflineSection.class)
                     .add("table", TableSection.class)
+                    .add("kernel-roofline", KernelRooflineSection.class)
                     .addProviders(ComputeModelProvider.class)
                     .build();
 

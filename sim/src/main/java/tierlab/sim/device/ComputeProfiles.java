@@ -85,6 +85,7 @@ public final class ComputeProfiles {
     public static ModelSection modelOf(ComputeSection section) {
         return switch (section) {
             case RooflineSection roofline -> roofline.model();
+            case KernelRooflineSection kernels -> kernels.model();
             case TableSection table -> table.model();
             default -> null;
         };

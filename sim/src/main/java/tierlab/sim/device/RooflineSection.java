@@ -67,7 +67,7 @@ public record RooflineSection(GpuSpec gpu, ModelSection model, String form, Doub
         DeviceProfile.nonNegative("compute.sequenceNs", sequenceNs);
     }
 
-    private static void efficiency(String field, Double value) {
+    static void efficiency(String field, Double value) {
         if (value == null) {
             throw new IllegalArgumentException(field + ": missing (the achieved share of the GPU's peak rate, in (0, 1])");
         }
