@@ -110,7 +110,7 @@ class ComputeModelRunTest {
         assertOneLine("noprofile", WORKLOAD + "gpu:\n  compute: {kind: roofline}\n", "noprofile.yaml",
                 "gpu.compute.profile: the roofline kind needs a compute profile file");
         assertOneLine("kind", WORKLOAD + "gpu:\n  compute: {kind: quantum}\n", "kind.yaml",
-                "gpu.compute.kind: unknown compute model kind 'quantum' (known: linear, roofline, table)");
+                "gpu.compute.kind: unknown compute model kind 'quantum' (known: linear, roofline, table, kernel-roofline)");
         Files.writeString(folder.resolve("slow.yaml"), SLOW_ROOFLINE);
         assertOneLine("tiny", WORKLOAD + "model: {preset: tiny}\ngpu:\n  compute: {profile: slow.yaml}\n", "tiny.yaml",
                 "the roofline compute model needs the model's hiddenSize");

@@ -51,7 +51,7 @@ class RegistriesTest {
     void baselinesAndDevicePresetsListTheKnownNames() {
         assertEquals("store.baseline: unknown baseline 'gpu' (known: tiered, no-offload, host-memory)",
                 messageOf(() -> StoreSections.BASELINES.get("store.baseline", "gpu")));
-        assertEquals("device: unknown device profile 'a100' (known: qwen3-8b-h100)",
+        assertEquals("device: unknown device profile 'a100' (known: qwen3-8b-h100, qwen3-8b-h200)",
                 messageOf(() -> tierlab.sim.device.DeviceProfile.preset("a100")));
     }
 

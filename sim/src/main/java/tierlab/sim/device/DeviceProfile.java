@@ -73,6 +73,7 @@ public record DeviceProfile(String name, @JsonInclude(JsonInclude.Include.NON_NU
      */
     public static final Registry<String> PRESETS = Registry.<String>of("device profile")
             .add("qwen3-8b-h100", "/profiles/qwen3-8b-h100.yaml")
+            .add("qwen3-8b-h200", "/profiles/qwen3-8b-h200.yaml")
             .addProviders(DevicePresetProvider.class)
             .build();
 

@@ -43,7 +43,7 @@ class DeviceProfileTest {
 
         IllegalArgumentException e4 = assertThrows(IllegalArgumentException.class, () -> DeviceProfile.preset("nope"));
         assertTrue(e4.getMessage().contains("nope"));
-        assertEquals("device: unknown device profile 'nope' (known: qwen3-8b-h100)", e4.getMessage());
+        assertEquals("device: unknown device profile 'nope' (known: qwen3-8b-h100, qwen3-8b-h200)", e4.getMessage());
         for (String preset : DeviceProfile.PRESETS.names()) {
             assertEquals(preset, DeviceProfile.preset(preset).name(), "every registered preset loads under its own name");
         }

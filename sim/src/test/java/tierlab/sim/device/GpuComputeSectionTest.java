@@ -42,7 +42,7 @@ final class GpuComputeSectionTest {
 
     @Test
     void theKindsAreRegisteredByName() {
-        assertEquals(List.of("linear", "roofline", "table"), ComputeModels.KINDS.names());
+        assertEquals(List.of("linear", "roofline", "table", "kernel-roofline"), ComputeModels.KINDS.names());
         assertEquals(List.of("h100", "h200"), GpuSpecs.GPUS.names());
         assertEquals(4.8e12, GpuSpecs.get("gpu", "h200").hbmBytesPerSecond());
         assertEquals(141e9, GpuSpecs.H200.memoryBytes());
@@ -95,7 +95,7 @@ final class GpuComputeSectionTest {
 
     @Test
     void badComputeProfilesAreOneLineNamingTheFileLineAndField() throws Exception {
-        assertBad("kind: magic\n", "unknown compute model kind 'magic' (known: linear, roofline, table)");
+        assertBad("kind: magic\n", "unknown compute model kind 'magic' (known: linear, roofline, table, kernel-roofline)");
         assertBad("kind: roofline\nmodel: {preset: qwen3-8b}\ncomputeEfficiency: 0.5\nmemoryEfficiency: 0.8\nsequnceNs: 3\n",
                 "line 5: unknown field 'sequnceNs'");
         assertBad("kind: roofline\nmodel: {preset: qwen3-8b}\ncomputeEfficiency: 2\nmemoryEfficiency: 0.8\n",
