@@ -200,7 +200,7 @@ final class ComputeCommandTest {
         CommandRun other = run("compute", "predict", "--profile", table.toString(), "--model", "qwen3-32b", "--shapes",
                 shapes.toString());
         assertEquals(1, other.exitCode());
-        assertTrue(other.err().contains("only a roofline profile prices another model"), other.err());
+        assertTrue(other.err().contains("only a roofline or kernel-roofline profile prices another model"), other.err());
         List<String> lines = new ArrayList<>(predict.err().lines().toList());
         assertTrue(lines.isEmpty(), predict.err());
     }
