@@ -1,6 +1,5 @@
 package tierlab.sim.device;
 
-import java.util.List;
 import tierlab.model.geometry.ModelShape;
 import tierlab.model.io.ComputeModel;
 import tierlab.model.io.IoOp;
@@ -117,21 +116,12 @@ public final class KernelRooflineCompute implements ComputeModel {
 
     /** The FLOPs and bytes of one step of {@code shape}'s sequences. */
     public StepCost cost(StepShape shape) {
-        CostSum sum = new CostSum();
-        List<StepShape.Sequence> sequences = shape.sequences();
-        for (int i = 0; i < sequences.size(); i++) {
-            sum.add(sequences.get(i).newTokens(), sequences.get(i).contextTokens());
-        }
-        return sum.cost();
+        return StepTokens.of(shape, new CostSum()).cost();
     }
 
     /** The cost of a uniform step: {@code batch} sequences of {@code newTokens} over {@code contextTokens} each. */
     public StepCost cost(int batch, long newTokens, long contextTokens) {
-        CostSum sum = new CostSum();
-        for (int i = 0; i < batch; i++) {
-            sum.add(newTokens, contextTokens);
-        }
-        return sum.cost();
+        return StepTokens.uniform(batch, newTokens, contextTokens, new CostSum()).cost();
     }
 
     /** The model's layers, whose count multiplies {@code layerNs}. */
@@ -146,12 +136,7 @@ public final class KernelRooflineCompute implements ComputeModel {
 
     @Override
     public long stepNs(IoOp.Compute step) {
-        CostSum sum = new CostSum();
-        List<IoOp.ComputeItem> items = step.items();
-        for (int i = 0; i < items.size(); i++) {
-            sum.add(items.get(i).newTokens(), items.get(i).contextTokens());
-        }
-        return stepNs(sum.cost());
+        return stepNs(StepTokens.of(step, new CostSum()).cost());
     }
 
     /** The step time of a step with {@code cost}, rounded up to a whole nanosecond. */
@@ -167,13 +152,14 @@ public final class KernelRooflineCompute implements ComputeModel {
     }
 
     /** Sums a step's token counts sequence by sequence; the kernels' costs are linear in them. */
-    private final class CostSum {
+    private final class CostSum implements StepTokens.Sum {
         private double tokens;
         private double pairs;
         private double kvTokens;
         private int sequences;
 
-        void add(long newTokens, long context) {
+        @Override
+        public void add(long newTokens, long context) {
             double n = newTokens;
             tokens += n;
             pairs += n * context + n * (n + 1) / 2;
