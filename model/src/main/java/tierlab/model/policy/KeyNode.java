@@ -22,7 +22,7 @@ final class KeyNode {
     /** The list this node is on, or {@code null} while detached; policies use it as "which queue". */
     KeyList list;
 
-    /** S3-FIFO's saturating access counter (0 to {@link S3FifoPolicy#MAX_FREQUENCY}). */
+    /** S3-FIFO's saturating access counter (0 to {@link S3FifoPolicy#MAX_FREQUENCY}); CLOCK's n-bit counter. */
     int frequency;
 
     /** SIEVE's visited bit: set by an access, cleared when the hand passes the key. */

@@ -51,7 +51,10 @@ public final class Policies {
                             LfuPolicy.AGING_FACTOR, WTinyLfuPolicy.DOORKEEPER), Set.of(),
                     options -> new WTinyLfuPolicy(options.capacityEntries(), options.get(WTinyLfuPolicy.WINDOW_RATIO),
                             options.get(SlruPolicy.PROTECTED_RATIO), options.get(LfuPolicy.AGING_FACTOR),
-                            options.get(WTinyLfuPolicy.DOORKEEPER))));
+                            options.get(WTinyLfuPolicy.DOORKEEPER))),
+            new PolicyKind(ClockPolicy.NAME, "CLOCK: a ring of keys with n-bit counters; the hand lowers them and "
+                    + "evicts the first at 0", List.of(ClockPolicy.BITS), Set.of(),
+                    options -> new ClockPolicy(options.get(ClockPolicy.BITS))));
 
     private static final Registry<PolicyKind> REGISTRY = register();
     private static final List<PolicyKind> KINDS = REGISTRY.values();
@@ -99,7 +102,7 @@ public final class Policies {
     }
 
     /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo,
-     * lfu, slru, 2q, w-tinylfu. */
+     * lfu, slru, 2q, w-tinylfu, clock. */
     public static List<String> names() {
         return NAMES;
     }
