@@ -54,7 +54,11 @@ public final class Policies {
                             options.get(WTinyLfuPolicy.DOORKEEPER))),
             new PolicyKind(ClockPolicy.NAME, "CLOCK: a ring of keys with n-bit counters; the hand lowers them and "
                     + "evicts the first at 0", List.of(ClockPolicy.BITS), Set.of(),
-                    options -> new ClockPolicy(options.get(ClockPolicy.BITS))));
+                    options -> new ClockPolicy(options.get(ClockPolicy.BITS))),
+            PolicyKind.plain(GreedyDualPolicy.LFUDA, "LFU with dynamic aging: priority = age + uses; the age is the "
+                    + "last victim's priority", options -> new GreedyDualPolicy(false)),
+            PolicyKind.plain(GreedyDualPolicy.GDSF, "greedy-dual size frequency: priority = age + uses x cost / size, "
+                    + "a block's cost its position in the prompt + 1", options -> new GreedyDualPolicy(true)));
 
     private static final Registry<PolicyKind> REGISTRY = register();
     private static final List<PolicyKind> KINDS = REGISTRY.values();
@@ -102,7 +106,7 @@ public final class Policies {
     }
 
     /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo,
-     * lfu, slru, 2q, w-tinylfu, clock. */
+     * lfu, slru, 2q, w-tinylfu, clock, lfuda, gdsf. */
     public static List<String> names() {
         return NAMES;
     }

@@ -12,9 +12,9 @@ final class PoliciesTest {
     @Test
     void namesAreStableAndInTheDocumentedOrder() {
         assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady", "fifo", "lfu", "slru", "2q",
-                "w-tinylfu", "clock"), Policies.names());
+                "w-tinylfu", "clock", "lfuda", "gdsf"), Policies.names());
         assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "fifo", "lfu", "slru", "2q",
-                "w-tinylfu", "clock"), Policies.online());
+                "w-tinylfu", "clock", "lfuda", "gdsf"), Policies.online());
         assertThrows(UnsupportedOperationException.class, () -> Policies.names().add("mine"));
     }
 
@@ -43,7 +43,7 @@ final class PoliciesTest {
     void unknownNameListsTheKnownOnes() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
                 () -> Policies.create("foo", PolicyOptions.defaults(8)));
-        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo, lfu, slru, 2q, w-tinylfu, clock)",
+        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo, lfu, slru, 2q, w-tinylfu, clock, lfuda, gdsf)",
                 error.getMessage());
     }
 
