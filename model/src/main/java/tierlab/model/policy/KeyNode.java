@@ -28,6 +28,9 @@ final class KeyNode {
     /** SIEVE's visited bit: set by an access, cleared when the hand passes the key. */
     boolean visited;
 
+    /** LIRS: on stack S, whether the key has LIR status (low inter-reference recency). */
+    boolean lir;
+
     KeyNode(long key) {
         this.key = key;
     }

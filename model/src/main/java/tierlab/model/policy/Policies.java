@@ -58,7 +58,12 @@ public final class Policies {
             PolicyKind.plain(GreedyDualPolicy.LFUDA, "LFU with dynamic aging: priority = age + uses; the age is the "
                     + "last victim's priority", options -> new GreedyDualPolicy(false)),
             PolicyKind.plain(GreedyDualPolicy.GDSF, "greedy-dual size frequency: priority = age + uses x cost / size, "
-                    + "a block's cost its position in the prompt + 1", options -> new GreedyDualPolicy(true)));
+                    + "a block's cost its position in the prompt + 1", options -> new GreedyDualPolicy(true)),
+            new PolicyKind(LirsPolicy.NAME, "LIRS: keys reused within a short distance (LIR) stay; the rest (HIR) "
+                    + "pass through a small FIFO, remembered on the recency stack after eviction",
+                    List.of(LirsPolicy.HIR_RATIO, LirsPolicy.STACK_RATIO), Set.of(),
+                    options -> new LirsPolicy(options.capacityEntries(), options.get(LirsPolicy.HIR_RATIO),
+                            options.get(LirsPolicy.STACK_RATIO))));
 
     private static final Registry<PolicyKind> REGISTRY = register();
     private static final List<PolicyKind> KINDS = REGISTRY.values();
@@ -106,7 +111,7 @@ public final class Policies {
     }
 
     /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo,
-     * lfu, slru, 2q, w-tinylfu, clock, lfuda, gdsf. */
+     * lfu, slru, 2q, w-tinylfu, clock, lfuda, gdsf, lirs. */
     public static List<String> names() {
         return NAMES;
     }
