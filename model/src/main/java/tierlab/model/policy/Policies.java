@@ -63,7 +63,11 @@ public final class Policies {
                     + "pass through a small FIFO, remembered on the recency stack after eviction",
                     List.of(LirsPolicy.HIR_RATIO, LirsPolicy.STACK_RATIO), Set.of(),
                     options -> new LirsPolicy(options.capacityEntries(), options.get(LirsPolicy.HIR_RATIO),
-                            options.get(LirsPolicy.STACK_RATIO))));
+                            options.get(LirsPolicy.STACK_RATIO))),
+            new PolicyKind(LecarPolicy.NAME, "LeCaR: LRU and LFU experts; a seeded draw picks by weights that "
+                    + "regret (a miss in an expert's history) lowers", List.of(LecarPolicy.LEARNING_RATE, LecarPolicy.SEED),
+                    Set.of(), options -> new LecarPolicy(options.capacityEntries(), options.get(LecarPolicy.LEARNING_RATE),
+                            options.get(LecarPolicy.SEED))));
 
     private static final Registry<PolicyKind> REGISTRY = register();
     private static final List<PolicyKind> KINDS = REGISTRY.values();
@@ -111,7 +115,7 @@ public final class Policies {
     }
 
     /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo,
-     * lfu, slru, 2q, w-tinylfu, clock, lfuda, gdsf, lirs. */
+     * lfu, slru, 2q, w-tinylfu, clock, lfuda, gdsf, lirs, lecar. */
     public static List<String> names() {
         return NAMES;
     }
