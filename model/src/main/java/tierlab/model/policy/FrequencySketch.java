@@ -136,7 +136,7 @@ public final class FrequencySketch {
     }
 
     /** SplitMix64's finaliser: a bijective mix whose every output bit depends on every input bit. */
-    private static long mix(long value) {
+    static long mix(long value) {
         long z = value;
         z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;

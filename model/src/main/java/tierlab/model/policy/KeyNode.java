@@ -22,11 +22,14 @@ final class KeyNode {
     /** The list this node is on, or {@code null} while detached; policies use it as "which queue". */
     KeyList list;
 
-    /** S3-FIFO's saturating access counter (0 to {@link S3FifoPolicy#MAX_FREQUENCY}). */
+    /** S3-FIFO's saturating access counter (0 to {@link S3FifoPolicy#MAX_FREQUENCY}); CLOCK's n-bit counter. */
     int frequency;
 
     /** SIEVE's visited bit: set by an access, cleared when the hand passes the key. */
     boolean visited;
+
+    /** LIRS: on stack S, whether the key has LIR status (low inter-reference recency). */
+    boolean lir;
 
     KeyNode(long key) {
         this.key = key;

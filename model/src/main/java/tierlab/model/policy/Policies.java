@@ -51,7 +51,23 @@ public final class Policies {
                             LfuPolicy.AGING_FACTOR, WTinyLfuPolicy.DOORKEEPER), Set.of(),
                     options -> new WTinyLfuPolicy(options.capacityEntries(), options.get(WTinyLfuPolicy.WINDOW_RATIO),
                             options.get(SlruPolicy.PROTECTED_RATIO), options.get(LfuPolicy.AGING_FACTOR),
-                            options.get(WTinyLfuPolicy.DOORKEEPER))));
+                            options.get(WTinyLfuPolicy.DOORKEEPER))),
+            new PolicyKind(ClockPolicy.NAME, "CLOCK: a ring of keys with n-bit counters; the hand lowers them and "
+                    + "evicts the first at 0", List.of(ClockPolicy.BITS), Set.of(),
+                    options -> new ClockPolicy(options.get(ClockPolicy.BITS))),
+            PolicyKind.plain(GreedyDualPolicy.LFUDA, "LFU with dynamic aging: priority = age + uses; the age is the "
+                    + "last victim's priority", options -> new GreedyDualPolicy(false)),
+            PolicyKind.plain(GreedyDualPolicy.GDSF, "greedy-dual size frequency: priority = age + uses x cost / size, "
+                    + "a block's cost its position in the prompt + 1", options -> new GreedyDualPolicy(true)),
+            new PolicyKind(LirsPolicy.NAME, "LIRS: keys reused within a short distance (LIR) stay; the rest (HIR) "
+                    + "pass through a small FIFO, remembered on the recency stack after eviction",
+                    List.of(LirsPolicy.HIR_RATIO, LirsPolicy.STACK_RATIO), Set.of(),
+                    options -> new LirsPolicy(options.capacityEntries(), options.get(LirsPolicy.HIR_RATIO),
+                            options.get(LirsPolicy.STACK_RATIO))),
+            new PolicyKind(LecarPolicy.NAME, "LeCaR: LRU and LFU experts; a seeded draw picks by weights that "
+                    + "regret (a miss in an expert's history) lowers", List.of(LecarPolicy.LEARNING_RATE, LecarPolicy.SEED),
+                    Set.of(), options -> new LecarPolicy(options.capacityEntries(), options.get(LecarPolicy.LEARNING_RATE),
+                            options.get(LecarPolicy.SEED))));
 
     private static final Registry<PolicyKind> REGISTRY = register();
     private static final List<PolicyKind> KINDS = REGISTRY.values();
@@ -99,7 +115,7 @@ public final class Policies {
     }
 
     /** Every registered name, in the stable order lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo,
-     * lfu, slru, 2q, w-tinylfu. */
+     * lfu, slru, 2q, w-tinylfu, clock, lfuda, gdsf, lirs, lecar. */
     public static List<String> names() {
         return NAMES;
     }

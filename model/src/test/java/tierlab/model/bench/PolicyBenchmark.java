@@ -38,7 +38,7 @@ import tierlab.model.policy.ReplacementPolicy;
 public class PolicyBenchmark {
     static final int STREAM = 1 << 20;
 
-    @Param({"lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady", "fifo", "lfu", "slru", "2q", "w-tinylfu"})
+    @Param({"lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady", "fifo", "lfu", "slru", "2q", "w-tinylfu", "clock", "lfuda", "gdsf", "lirs", "lecar"})
     public String policyName;
 
     @Param({"29127"})

@@ -12,9 +12,9 @@ final class PoliciesTest {
     @Test
     void namesAreStableAndInTheDocumentedOrder() {
         assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "belady", "fifo", "lfu", "slru", "2q",
-                "w-tinylfu"), Policies.names());
+                "w-tinylfu", "clock", "lfuda", "gdsf", "lirs", "lecar"), Policies.names());
         assertEquals(List.of("lru", "prefix-lru", "bip", "arc", "s3-fifo", "sieve", "fifo", "lfu", "slru", "2q",
-                "w-tinylfu"), Policies.online());
+                "w-tinylfu", "clock", "lfuda", "gdsf", "lirs", "lecar"), Policies.online());
         assertThrows(UnsupportedOperationException.class, () -> Policies.names().add("mine"));
     }
 
@@ -43,7 +43,7 @@ final class PoliciesTest {
     void unknownNameListsTheKnownOnes() {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
                 () -> Policies.create("foo", PolicyOptions.defaults(8)));
-        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo, lfu, slru, 2q, w-tinylfu)",
+        assertEquals("policy: unknown policy 'foo' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo, lfu, slru, 2q, w-tinylfu, clock, lfuda, gdsf, lirs, lecar)",
                 error.getMessage());
     }
 
@@ -93,7 +93,7 @@ final class PoliciesTest {
     @Test
     void parametersAreDeclaredOnceWithTheirDefaultsAndDocs() {
         assertEquals(List.of("mruInterval", "smallRatio", "ghostRatio", "moveToMainThreshold", "agingFactor",
-                "protectedRatio", "kin", "kout", "windowRatio", "doorkeeper"),
+                "protectedRatio", "kin", "kout", "windowRatio", "doorkeeper", "bits", "hirRatio", "stackRatio", "learningRate", "seed"),
                 Policies.parameters().stream().map(PolicyParameter::name).toList());
         PolicyParameter<?> interval = Policies.parameters().getFirst();
         assertEquals(32, interval.defaultValue());
@@ -102,7 +102,7 @@ final class PoliciesTest {
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
                 () -> PolicyParameters.of(java.util.Map.of("mruIntervall", 4)));
         assertEquals("policy parameter 'mruIntervall' is unknown (known: mruInterval, smallRatio, ghostRatio,"
-                + " moveToMainThreshold, agingFactor, protectedRatio, kin, kout, windowRatio, doorkeeper)",
+                + " moveToMainThreshold, agingFactor, protectedRatio, kin, kout, windowRatio, doorkeeper, bits, hirRatio, stackRatio, learningRate, seed)",
                 unknown.getMessage());
         IllegalArgumentException wrongType = assertThrows(IllegalArgumentException.class,
                 () -> PolicyParameters.of(java.util.Map.of("mruInterval", "four")));

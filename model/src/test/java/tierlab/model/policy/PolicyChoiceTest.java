@@ -33,7 +33,7 @@ final class PolicyChoiceTest {
     @Test
     void badChoicesGiveOneLineNamingThePolicyAndTheKnob() {
         assertEquals("unknown policy 'mru' (known: lru, prefix-lru, bip, arc, s3-fifo, sieve, belady, fifo, lfu, slru,"
-                + " 2q, w-tinylfu)", message("mru:kin=1"));
+                + " 2q, w-tinylfu, clock, lfuda, gdsf, lirs, lecar)", message("mru:kin=1"));
         assertEquals("policy 'bip' has no knob 'kin' (its knobs: mruInterval)", message("bip:kin=1"));
         assertEquals("policy 'bip': mruInterval must be a whole number, was '2.5'", message("bip:mruInterval=2.5"));
         assertEquals("policy 'bip': mruInterval must be >= 1, was 0", message("bip:mruInterval=0"));
