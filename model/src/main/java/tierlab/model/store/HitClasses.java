@@ -33,7 +33,7 @@ final class HitClasses extends StorePart {
         int found = 0;
         int resident = 0;
         while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
-            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
+            L2Index.Entry entry = ctx.visible(chain.get(startBlock + found));
             if (entry == null) {
                 break;
             }
@@ -73,7 +73,7 @@ final class HitClasses extends StorePart {
         long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
         int found = 0;
         while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
-            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
+            L2Index.Entry entry = ctx.visible(chain.get(startBlock + found));
             if (entry == null) {
                 return null;
             }
