@@ -116,10 +116,10 @@ final class PoolMembers {
         }
     }
 
-    /** A member released lease units: every other member may have a store waiting for them. */
+    /** A member released lease units: every other member whose store waits for leases may move on. */
     void leaseReleased(int member) {
         for (int other = 0; other < members.size(); other++) {
-            if (other != member) {
+            if (other != member && members.get(other).saves.waitsForLeases()) {
                 woken.set(other, true);
             }
         }

@@ -480,6 +480,12 @@ final class SavePipeline extends StorePart {
         return stagingInUse;
     }
 
+    /** Whether a store batch waits for leases to end (a lease released by another store of the pool may move it). */
+    boolean waitsForLeases() {
+        return !storesWaitingForLeasesAfterCopy.isEmpty()
+                || (!storeQueue.isEmpty() && storeQueue.peekFirst().state == BatchState.WAIT_LEASES);
+    }
+
     int storeQueueDepth() {
         return storeQueue.size() + storesWaitingForLeasesAfterCopy.size();
     }
