@@ -90,7 +90,19 @@ class FleetRuntimeTest {
             for (SimRuntime instance : fleet.instances()) {
                 assertEquals(0, instance.ledger().mismatches(), instance.ledger().mismatchExamples().toString());
             }
+            // 85 prompt tokens each: instance 1's 80 from L2 are 80 of the fleet's 170 when shared.
+            var metrics = FleetMetrics.of(fleet);
+            double shared = pool == FleetSettings.Pool.SHARED ? 1 : 0;
+            assertEquals(shared * 80.0 / 85, metrics.get("instance1.l2HitRatio"), 1e-12, pool.toString());
+            assertEquals(shared * 80.0 / 170, metrics.get("fleet.l2HitRatio"), 1e-12, pool.toString());
+            assertEquals(1.0, metrics.get("fleet.loadBalanceMaxOverMean"));
+            assertEquals(1.0, metrics.get("instance0.requestsRouted"));
+            assertEquals(2.0, metrics.get("fleet.requestsFinished"));
+            assertEquals(metrics.get("instance0.l2WriteBytes") + metrics.get("instance1.l2WriteBytes"),
+                    metrics.get("fleet.poolWriteBytes"));
+            assertTrue(metrics.get("fleet.poolWriteBytes") > 0);
         }
+        assertEquals(1.5, FleetMetrics.loadBalance(new long[] {3, 1, 2}), "max 3 over mean 2");
     }
 
     @Test
