@@ -32,6 +32,20 @@ public final class Routers {
         return ROUTERS.get("fleet.router.policy", settings.policy()).create(settings, instances);
     }
 
+    /** A router that reads the views' prefix counts, with its settings. */
+    abstract static class PrefixReading implements Router {
+        final RouterSettings settings;
+
+        PrefixReading(RouterSettings settings) {
+            this.settings = settings;
+        }
+
+        @Override
+        public final boolean readsPrefixes() {
+            return true;
+        }
+    }
+
     /** Instances in turn, whatever they hold. */
     static final class RoundRobin implements Router {
         private int next;
@@ -69,16 +83,9 @@ public final class Routers {
      * (at most {@code loadBound} × the mean load, or the least): a bounded-load affinity, so a hot
      * prefix does not pile every request on one instance. Ties: less load, then the lower index.
      */
-    static final class PrefixAffinity implements Router {
-        private final RouterSettings settings;
-
+    static final class PrefixAffinity extends PrefixReading {
         PrefixAffinity(RouterSettings settings, int instances) {
-            this.settings = settings;
-        }
-
-        @Override
-        public boolean readsPrefixes() {
-            return true;
+            super(settings);
         }
 
         @Override
@@ -119,16 +126,9 @@ public final class Routers {
      * when the router sees store tiers, {@code l1Weight} per further block in L1 and {@code l2Weight}
      * per further block in L2. Decode blocks are the instance's GPU KV blocks in use.
      */
-    static final class KvCost implements Router {
-        private final RouterSettings settings;
-
+    static final class KvCost extends PrefixReading {
         KvCost(RouterSettings settings) {
-            this.settings = settings;
-        }
-
-        @Override
-        public boolean readsPrefixes() {
-            return true;
+            super(settings);
         }
 
         @Override
