@@ -26,6 +26,7 @@ import tierlab.sim.device.HostThread;
 import tierlab.sim.device.SimComputeContext;
 import tierlab.sim.device.SimCopyPort;
 import tierlab.sim.device.SimStoragePort;
+import tierlab.sim.device.StorageDevice;
 import tierlab.sim.device.StorageModels;
 import tierlab.sim.hybrid.RealBytes;
 import tierlab.model.util.SeedTree;
@@ -54,6 +55,12 @@ public final class SimRuntime implements CompletionTimeline {
 
     /** When and how an operation's completion is delivered. */
     public record Delivery(long atNs, boolean succeeded) {}
+
+    /**
+     * What the instances of a fleet on one host share: one simulator clock, one storage device model
+     * and one L2 payload identity (the ledger whose L2 table every instance's ledger uses).
+     */
+    public record SharedHost(Simulator simulator, StorageDevice storage, PayloadLedger l2Ledger) {}
 
     private final Simulator simulator;
     private final Driver driver;
@@ -89,6 +96,7 @@ public final class SimRuntime implements CompletionTimeline {
     private long requestsSubmitted;
     private final ArrayDeque<RequestSpec> closedLoopQueue = new ArrayDeque<>();
     private int closedLoopFinishedSeen;
+    private Runnable afterPump;
 
     /** A runtime whose compute port is the GPU model of {@code profile}'s compute model. */
     public SimRuntime(ServingEngine scheduler, DeviceProfile profile, SeedTree seeds) {
@@ -101,14 +109,27 @@ public final class SimRuntime implements CompletionTimeline {
      */
     public SimRuntime(ServingEngine scheduler, DeviceProfile profile, SeedTree seeds,
                       ComputePort.Opener<SimComputeContext> computePort) {
-        this.simulator = new Simulator();
+        this(scheduler, profile, seeds, computePort, null);
+    }
+
+    /**
+     * A runtime that is one instance of a fleet on {@code host} (null: a host of its own, as the
+     * constructors above): its events go on the host's simulator, its L2 operations to the host's
+     * storage device through a submitting thread of its own, and its ledger shares the host's L2.
+     */
+    public SimRuntime(ServingEngine scheduler, DeviceProfile profile, SeedTree seeds,
+                      ComputePort.Opener<SimComputeContext> computePort, SharedHost host) {
+        this.simulator = host == null ? new Simulator() : host.simulator();
         this.store = scheduler.store();
-        this.ledger = new PayloadLedger(store.settings().geometry().laneBytes(), store.settings().geometry().tp());
+        this.ledger = host == null
+                ? new PayloadLedger(store.settings().geometry().laneBytes(), store.settings().geometry().tp())
+                : PayloadLedger.sharingL2With(host.l2Ledger());
         this.hostToDevice = new CopyEngine(profile.pcie().h2dBytesPerSecond(), profile.pcie().h2dLatencyNs());
         this.deviceToHost = new CopyEngine(profile.pcie().d2hBytesPerSecond(), profile.pcie().d2hLatencyNs());
         this.hostThread = new HostThread(profile.host());
         // The model's seed is named after the model, so the nvme model keeps the seed it always had.
-        this.storage = StorageModels.open(profile, seeds::seedOf, this);
+        this.storage = host == null ? StorageModels.open(profile, seeds::seedOf, this)
+                : StorageModels.openOn(profile, host.storage(), this);
         this.copies = new SimCopyPort(hostToDevice, deviceToHost, this, hostThread);
         int layerGroups = scheduler.settings().loadLayerGroups();
         LayerGroupLoads loads = null;
@@ -168,27 +189,48 @@ public final class SimRuntime implements CompletionTimeline {
     /** Schedules a request's arrival at its {@code arrivalNs}. */
     public void submit(RequestSpec spec) {
         requestsSubmitted++;
-        simulator.at(spec.arrivalNs(), now -> {
-            if (down) {
-                // No process is serving: the client retries once the engine is back.
-                arrivedWhileDown.add(spec);
-                return;
-            }
-            driver.engine().submit(spec, now);
-            if (!arrivalsTogether) {
-                pump(now);
-            } else if (!arrivalPumpScheduled) {
-                // One tick after every arrival already scheduled for this instant (events at one
-                // instant fire in the order they were scheduled, and arrivals are scheduled first).
-                arrivalPumpScheduled = true;
-                simulator.at(now, then -> {
-                    arrivalPumpScheduled = false;
-                    if (!down) {
-                        pump(then);
-                    }
-                });
-            }
-        });
+        simulator.at(spec.arrivalNs(), now -> arrive(spec, now));
+    }
+
+    /** Hands a request to the engine now: a fleet's router calls this at the arrival it routed. */
+    public void submitNow(RequestSpec spec, long nowNs) {
+        requestsSubmitted++;
+        arrive(spec, nowNs);
+    }
+
+    private void arrive(RequestSpec spec, long now) {
+        if (down) {
+            // No process is serving: the client retries once the engine is back.
+            arrivedWhileDown.add(spec);
+            return;
+        }
+        driver.engine().submit(spec, now);
+        if (!arrivalsTogether) {
+            pump(now);
+        } else if (!arrivalPumpScheduled) {
+            // One tick after every arrival already scheduled for this instant (events at one
+            // instant fire in the order they were scheduled, and arrivals are scheduled first).
+            arrivalPumpScheduled = true;
+            simulator.at(now, then -> {
+                arrivalPumpScheduled = false;
+                if (!down) {
+                    pump(then);
+                }
+            });
+        }
+    }
+
+    /** Runs after every time this runtime moved its engine (a fleet checks its shared pool there); null: nothing. */
+    public void setAfterPump(Runnable afterPump) {
+        this.afterPump = afterPump;
+    }
+
+    /** Another instance of the shared pool changed this one's store: it moves on, and its operations go out. */
+    public void resume(long nowNs) {
+        if (!down) {
+            store.resumeWaiting();
+            pump(nowNs);
+        }
     }
 
     /**
@@ -254,6 +296,9 @@ public final class SimRuntime implements CompletionTimeline {
         sendClosedLoop(nowNs);
         driver.dispatch(engine.drainOps());
         check();
+        if (afterPump != null) {
+            afterPump.run();
+        }
     }
 
     @Override

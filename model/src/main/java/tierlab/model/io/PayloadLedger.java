@@ -31,10 +31,23 @@ public final class PayloadLedger {
     private final List<String> mismatchExamples = new ArrayList<>();
 
     public PayloadLedger(long laneBytes, int tp) {
+        this(laneBytes, tp, new OffsetTable<>(laneBytes));
+    }
+
+    private PayloadLedger(long laneBytes, int tp, OffsetTable<Content> l2ByOffset) {
         this.laneBytes = laneBytes;
         this.tp = tp;
         this.l1ByOffset = new OffsetTable<>(laneBytes);
-        this.l2ByOffset = new OffsetTable<>(laneBytes);
+        this.l2ByOffset = l2ByOffset;
+    }
+
+    /**
+     * A ledger of another process on the same host whose L2 is {@code other}'s (a fleet's shared
+     * pool): its own L1 and GPU, one L2, so a read of a unit another instance wrote is checked
+     * against what that instance wrote.
+     */
+    public static PayloadLedger sharingL2With(PayloadLedger other) {
+        return new PayloadLedger(other.laneBytes, other.tp, other.l2ByOffset);
     }
 
     /** Applies a completed operation; a failed one moves nothing. */

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import tierlab.model.geometry.BlockKey;
 
 /**
  * An engine's GPU KV blocks: the free ones in the order they were freed (handed out oldest freed
@@ -58,6 +59,11 @@ class GpuBlockPool {
      * prompt, remembered on the request for {@link #fillTo(EngineRequest, long)}: none without a prefix cache.
      */
     long cachedPrefixTokens(EngineRequest request, int blockTokens) {
+        return 0;
+    }
+
+    /** Leading blocks of {@code chain} cached here now, without remembering anything: none without a prefix cache. */
+    int cachedPrefixBlocks(List<BlockKey> chain) {
         return 0;
     }
 

@@ -126,6 +126,18 @@ final class PrefixCachingBlockPool extends GpuBlockPool {
      * block, is redone only when it might not.
      */
     @Override
+    int cachedPrefixBlocks(List<BlockKey> chain) {
+        if (!prefixCaching) {
+            return 0;
+        }
+        int count = 0;
+        while (count < chain.size() && blocksOfKey.first(chain.get(count)) != CachedBlockIndex.NONE) {
+            count++;
+        }
+        return count;
+    }
+
+    @Override
     long cachedPrefixTokens(EngineRequest request, int blockTokens) {
         if (!prefixCaching) {
             request.gpuPrefixCount = 0;

@@ -244,6 +244,20 @@ public final class SerialEngine implements ServingEngine {
     @Override public List<Long> finishedIds() { return requests.finishedIds(); }
     @Override public boolean allFinished() { return requests.allFinished(); }
     @Override public int runningCount() { return current == null ? 0 : 1; }
+
+    @Override
+    public int gpuCachedPrefixBlocks(List<tierlab.model.geometry.BlockKey> chain) {
+        return gpuBlocks.cachedPrefixBlocks(chain);
+    }
+
+    @Override
+    public long pendingPrefillTokens() {
+        long tokens = current == null ? 0 : Math.max(0, current.promptTokens - current.computedTokens);
+        for (EngineRequest request : waiting) {
+            tokens += request.promptTokens - request.computedTokens;
+        }
+        return tokens;
+    }
     @Override public int waitingCount() { return waiting.size(); }
     @Override public int activePrefetches() { return 0; }
     @Override public long freeGpuBlockCount() { return gpuBlocks.freeCount(); }

@@ -90,5 +90,14 @@ public interface ServingEngine {
     }
 
     /** The engine's own invariants, then the store's; throws IllegalStateException naming the broken rule. */
+    /**
+     * Leading blocks of {@code chain} whose KV this engine's GPU cache holds now (0 for an engine
+     * without a prefix cache): what a fleet's router sees of the instance's GPU. Changes nothing.
+     */
+    int gpuCachedPrefixBlocks(List<tierlab.model.geometry.BlockKey> chain);
+
+    /** Prompt tokens of the waiting and running requests not computed yet: a router's prefill load. */
+    long pendingPrefillTokens();
+
     void checkInvariants();
 }

@@ -396,6 +396,11 @@ public final class SglangEngine extends StepEngine {
     }
 
     /** The radix tree (for tests in this package). */
+    @Override
+    public int gpuCachedPrefixBlocks(List<BlockKey> chain) {
+        return radix.matchPages(chain, chain.size());
+    }
+
     RadixCache radix() {
         return radix;
     }

@@ -316,6 +316,23 @@ public abstract sealed class StepEngine implements ServingEngine permits EngineS
     @Override public List<RequestSpec> unfinished() { return requests.unfinished(); }
     @Override public List<Long> finishedIds() { return requests.finishedIds(); }
     @Override public int runningCount() { return running.size(); }
+
+    @Override
+    public int gpuCachedPrefixBlocks(List<tierlab.model.geometry.BlockKey> chain) {
+        return gpuBlocks.cachedPrefixBlocks(chain);
+    }
+
+    @Override
+    public long pendingPrefillTokens() {
+        long tokens = 0;
+        for (EngineRequest request : waiting) {
+            tokens += request.promptTokens - request.computedTokens;
+        }
+        for (EngineRequest request : running) {
+            tokens += Math.max(0, request.promptTokens - request.computedTokens);
+        }
+        return tokens;
+    }
     @Override public int waitingCount() { return waiting.size(); }
     @Override public long computedPromptTokens() { return computedPromptTokens; }
 

@@ -18,6 +18,29 @@ final class HitClasses extends StorePart {
         super(ctx);
     }
 
+    /** See {@link TieredStore#storedPrefix}: the same visibility as a lookup, from block 0, uncapped. */
+    StoredPrefix storedPrefix(List<BlockKey> chain) {
+        int stored = 0;
+        int l1 = 0;
+        boolean allInL1 = true;
+        while (stored < chain.size()) {
+            L2Index.Entry entry = ctx.visible(chain.get(stored));
+            if (entry == null) {
+                break;
+            }
+            stored++;
+            for (int lane = 0; lane < tp && allInL1; lane++) {
+                Slice slice = ctx.space.residentAt(lane * slotCount + entry.slot());
+                allInL1 = slice != null && slice.content != null && slice.content.lane() == lane
+                        && slice.content.key().equals(entry.key());
+            }
+            if (allInL1) {
+                l1 = stored;
+            }
+        }
+        return new StoredPrefix(l1, stored);
+    }
+
     /**
      * The class a lookup would return now, without building its result or taking a lease: the
      * scheduler asks this for requests the prefetch bound would park anyway, so a long queue of
@@ -33,7 +56,7 @@ final class HitClasses extends StorePart {
         int found = 0;
         int resident = 0;
         while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
-            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
+            L2Index.Entry entry = ctx.visible(chain.get(startBlock + found));
             if (entry == null) {
                 break;
             }
@@ -73,7 +96,7 @@ final class HitClasses extends StorePart {
         long maxLeaseBlocks = settings.l1CapacityBytes() / laneBytes / tp;
         int found = 0;
         while (startBlock + found < chain.size() && found < maxLeaseBlocks) {
-            L2Index.Entry entry = index.visible(chain.get(startBlock + found));
+            L2Index.Entry entry = ctx.visible(chain.get(startBlock + found));
             if (entry == null) {
                 return null;
             }

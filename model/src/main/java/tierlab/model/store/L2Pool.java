@@ -10,7 +10,8 @@ import tierlab.model.l2.L2Snapshot;
  * version what the slots hold (the store epoch, bumped by every store commit and every lost write,
  * and per unit the epoch of its last one; a promotion that read a unit before a newer epoch is
  * stale). It is created outside a {@link TieredStore} and handed to it, so what L2 holds is an object
- * of its own rather than a part of one store's insides; today each store has its own pool.
+ * of its own rather than a part of one store's insides. Usually each store has its own pool; a
+ * fleet's instances on one host may share one, under the rules of {@link PoolMembers} (X1–X3).
  *
  * <p>The store epoch belongs here and not to the store: it is the version sequence of the index's
  * entries ({@link L2Index.Entry#version()}), and a restored pool continues it after the newest.
@@ -26,6 +27,8 @@ public final class L2Pool {
     private long storeEpoch;
     /** Per unit index ({@code lane × slotCount + slot}), the epoch of the last store (or lost write) of that unit. */
     private final long[] unitEpochs;
+    /** The stores serving from this pool and the rules between them. */
+    private final PoolMembers members;
 
     private L2Pool(StoreSettings settings, L2Ring ring) {
         this.slotCount = Math.toIntExact(Math.min(Integer.MAX_VALUE, settings.slotCount()));
@@ -35,6 +38,7 @@ public final class L2Pool {
         this.ring = ring;
         this.index = new L2Index(slotCount, tp, visibleBeforeAllLanes);
         this.unitEpochs = new long[Math.toIntExact((long) slotCount * tp)];
+        this.members = new PoolMembers(slotCount, tp);
     }
 
     /** An empty pool of the size and geometry {@code settings} give. */
@@ -73,6 +77,24 @@ public final class L2Pool {
         }
     }
 
+    PoolMembers members() {
+        return members;
+    }
+
+    /** How many stores serve from this pool. */
+    public int memberCount() {
+        return members.size();
+    }
+
+    /**
+     * Whether another store's action changed the store that is member {@code member} (dropped an L1
+     * copy, released a lease it may wait for) since this was last asked; the runtime driving that
+     * store resumes it ({@link TieredStore#resumeWaiting}). Clears the mark.
+     */
+    public boolean takeWoken(int member) {
+        return members.takeWoken(member);
+    }
+
     public L2Ring ring() {
         return ring;
     }
@@ -109,7 +131,8 @@ public final class L2Pool {
     /**
      * I2 over the ring and the index (their own checks), and the epochs' order: no unit and no index
      * entry carries an epoch newer than the store epoch, so a lookup that saw the store epoch can
-     * tell every later change of a unit from the ones before it.
+     * tell every later change of a unit from the ones before it; with several stores, X1–X3 between
+     * them ({@link PoolMembers}).
      */
     public void checkInvariants() {
         ring.checkInvariants();
@@ -127,5 +150,6 @@ public final class L2Pool {
                         + entry.version() + " after the store epoch " + storeEpoch);
             }
         }
+        members.checkInvariants(this);
     }
 }

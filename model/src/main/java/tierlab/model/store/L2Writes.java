@@ -143,6 +143,10 @@ final class L2Writes extends StorePart {
         if (!completion.succeeded()) {
             count(StoreCounter.L2_WRITE_FAILURES, 1);
             forgetUnwrittenKeys(write);
+        } else {
+            for (int i = 0; i < write.units.size(); i++) {
+                ctx.l2.members().landed(unitIndex(write.units.get(i)), write.epochs[i]);
+            }
         }
         // The write leaves the chain whether it succeeded or not.
         for (Slice slice : write.sources) {
@@ -185,6 +189,18 @@ final class L2Writes extends StorePart {
             }
         }
         return false;
+    }
+
+    /** The newest store epoch among {@code unit}'s writes not yet landed; -1 when none. */
+    long newestPendingEpoch(long unit) {
+        ArrayDeque<WriteOp> writes = pendingWritesByUnit.get(unit);
+        long newest = -1;
+        if (writes != null) {
+            for (WriteOp write : writes) {
+                newest = Math.max(newest, write.epochs[write.units.indexOf(unit)]);
+            }
+        }
+        return newest;
     }
 
     /** The writes of {@code unit} not yet landed, oldest first; null when none. */

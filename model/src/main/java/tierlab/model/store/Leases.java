@@ -32,6 +32,8 @@ final class Leases extends StorePart {
         final Content expected;
         final int blockIndex;
         final long epochAtLookup;
+        /** The store epoch when the lease was taken: a write of this unit stamped later is a reuse under the lease. */
+        final long epochAtLease;
         /** The bytes came from L2 through a promotion (else they were resident in L1). */
         boolean viaPromotion;
         UnitState state;
@@ -44,12 +46,14 @@ final class Leases extends StorePart {
             this.expected = expected;
             this.blockIndex = blockIndex;
             this.epochAtLookup = epochAtLookup;
+            this.epochAtLease = lease.epochAtLease;
         }
     }
 
     static final class Lease {
         final long leaseId;
         final long requestId;
+        final long epochAtLease;
         final List<LeaseUnit> units = new ArrayList<>();
         int promotingUnits;
         int failedUnits;
@@ -57,9 +61,10 @@ final class Leases extends StorePart {
         boolean releaseAll;
         Load activeLoad;
 
-        Lease(long leaseId, long requestId) {
+        Lease(long leaseId, long requestId, long epochAtLease) {
             this.leaseId = leaseId;
             this.requestId = requestId;
+            this.epochAtLease = epochAtLease;
         }
     }
 
@@ -94,7 +99,7 @@ final class Leases extends StorePart {
         if (computedTokens % blockTokens == 0 && promptTokens > 0) {
             L2Index.Entry entry;
             while (startBlock + found.size() < chain.size()
-                    && (entry = index.visible(chain.get(startBlock + found.size()))) != null) {
+                    && (entry = ctx.visible(chain.get(startBlock + found.size()))) != null) {
                 found.add(entry);
             }
             // A lease pins every byte it loads from in L1, so a hit is capped to what L1 can hold at
@@ -204,7 +209,7 @@ final class Leases extends StorePart {
             trace.record("lease-wait", requestId, bytes, leasedRemainingBytes);
             return null;
         }
-        Lease lease = new Lease(ctx.nextId(), requestId);
+        Lease lease = new Lease(ctx.nextId(), requestId, ctx.l2.storeEpoch());
         leasesById.put(lease.leaseId, lease);
         leaseByRequest.put(requestId, lease);
         count(StoreCounter.LEASES_CREATED, 1);
@@ -298,6 +303,7 @@ final class Leases extends StorePart {
         leaseUnit.promotion = null;
         leasedUnitCounts[unitIndex(leaseUnit.unit)]--;
         leasedRemainingBytes -= laneBytes;
+        ctx.l2.members().leaseReleased(ctx.poolMember);
     }
 
     /**
@@ -372,6 +378,22 @@ final class Leases extends StorePart {
     /** Whether an unreleased lease range covers the unit (by unit index): a store of it must wait. */
     boolean isLeased(int unitIndex) {
         return leasedUnitCounts[unitIndex] > 0;
+    }
+
+    /** Sees one unreleased lease unit: its unit index, the store epoch when it was leased, its request. */
+    interface HeldUnitVisitor {
+        void visit(int unitIndex, long epochAtLease, long requestId);
+    }
+
+    /** Every unreleased lease unit, leases in id order (for the pool's checks; decides nothing). */
+    void forEachHeldUnit(HeldUnitVisitor visitor) {
+        for (Lease lease : leasesById.values()) {
+            for (LeaseUnit leaseUnit : lease.units) {
+                if (leaseUnit.state != UnitState.RELEASED) {
+                    visitor.visit(unitIndex(leaseUnit.unit), leaseUnit.epochAtLease, lease.requestId);
+                }
+            }
+        }
     }
 
     /** I10: leases not released, for {@link TieredStore#leftovers}. */

@@ -224,7 +224,7 @@ final class Promotions extends StorePart {
     }
 
     private boolean indexed(Content expected, long unit) {
-        L2Index.Entry entry = index.visible(expected.key());
+        L2Index.Entry entry = ctx.visible(expected.key());
         return entry != null && unitOffset(entry.slot(), expected.lane()) == unit;
     }
 

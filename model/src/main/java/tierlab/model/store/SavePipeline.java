@@ -168,6 +168,7 @@ final class SavePipeline extends StorePart {
                 }
             }
         }
+        ctx.l2.members().slotsReused(ctx.poolMember, run.firstSlot(), run.endSlot());
     }
 
     /**
@@ -231,7 +232,8 @@ final class SavePipeline extends StorePart {
                 // holding its reservation, for leases on the new owner's keys.
                 continue;
             }
-            if (ctx.leases.isLeased(unitIndex(unitOffset(slot, batch.lane)))) {
+            int unit = unitIndex(unitOffset(slot, batch.lane));
+            if (ctx.leases.isLeased(unit) || ctx.l2.members().leasedByAnother(ctx.poolMember, unit)) {
                 return true;
             }
         }
@@ -408,6 +410,7 @@ final class SavePipeline extends StorePart {
             int i = keptIndex.get(k);
             Slice slice = kept.get(k);
             long epoch = ctx.l2.stampUnit(unitIndex(slice.unit));
+            ctx.l2.members().committed(unitIndex(slice.unit), ctx.poolMember);
             slice.reserved = false;
             slice.content = new Content(batch.keys.get(i), batch.lane);
             ctx.space.residencyGained(slice.unit);
@@ -475,6 +478,12 @@ final class SavePipeline extends StorePart {
     /** Staging copies GPU→L1 in flight (each holds one of {@code stagingSlots}). */
     int stagingCopiesInFlight() {
         return stagingInUse;
+    }
+
+    /** Whether a store batch waits for leases to end (a lease released by another store of the pool may move it). */
+    boolean waitsForLeases() {
+        return !storesWaitingForLeasesAfterCopy.isEmpty()
+                || (!storeQueue.isEmpty() && storeQueue.peekFirst().state == BatchState.WAIT_LEASES);
     }
 
     int storeQueueDepth() {

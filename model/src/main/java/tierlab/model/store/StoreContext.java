@@ -31,6 +31,8 @@ final class StoreContext {
     final L2Pool l2;
     final L2Ring ring;
     final L2Index index;
+    /** This store's index among the pool's members. */
+    final int poolMember;
     final long[] counters = new long[StoreCounter.values().length];
 
     final ArrayDeque<IoOp> outbox = new ArrayDeque<>();
@@ -63,6 +65,19 @@ final class StoreContext {
         this.l2 = l2;
         this.ring = l2.ring();
         this.index = l2.index();
+        this.poolMember = l2.members().attach(this);
+    }
+
+    /**
+     * The committed entry of {@code key} this store may serve: the index's, unless another store of a
+     * shared pool committed it and its bytes have not all landed on L2 yet (X1).
+     */
+    L2Index.Entry visible(tierlab.model.geometry.BlockKey key) {
+        L2Index.Entry entry = index.visible(key);
+        if (entry == null || l2.members().readableBy(poolMember, entry, l2)) {
+            return entry;
+        }
+        return null;
     }
 
     /** Ticket numbers are shared with the scheduler so every op in a run has a distinct ticket. */

@@ -145,6 +145,24 @@ public final class TieredStore {
         return ctx.l2;
     }
 
+    /** What a fleet's router sees of this store for {@code chain} ({@link StoredPrefix}); changes nothing. */
+    public StoredPrefix storedPrefix(List<BlockKey> chain) {
+        return hitClasses.storedPrefix(chain);
+    }
+
+    /** This store's index among its pool's members (0 in a private pool). */
+    public int poolMember() {
+        return ctx.poolMember;
+    }
+
+    /**
+     * Moves on whatever waits for space, leases or writes: a runtime calls it when another store of a
+     * shared pool changed this one ({@link L2Pool#takeWoken}), then drains the operations as after any call.
+     */
+    public void resumeWaiting() {
+        ctx.pump();
+    }
+
     // ------------------------------------------------------------------------------------------
     // Lookup and leases
     // ------------------------------------------------------------------------------------------

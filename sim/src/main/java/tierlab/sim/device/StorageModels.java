@@ -71,4 +71,18 @@ public final class StorageModels {
         return new SimStoragePort(name, section.open(profile, seedOf.applyAsLong(name)),
                 new HostSubmitter(profile.host()), timeline);
     }
+
+    /** The device model {@code profile}'s storage section names, seeded as {@link #open} seeds it: one host's drive. */
+    public static StorageDevice device(DeviceProfile profile, ToLongFunction<String> seedOf) {
+        StorageSection section = profile.storageSection();
+        return section.open(profile, seedOf.applyAsLong(nameOf(section)));
+    }
+
+    /**
+     * The storage port of one more process on a host whose device is {@code device} (opened once for
+     * the host): its own submitting thread, completing on its own {@code timeline}.
+     */
+    public static SimStoragePort openOn(DeviceProfile profile, StorageDevice device, CompletionTimeline timeline) {
+        return new SimStoragePort(nameOf(profile.storageSection()), device, new HostSubmitter(profile.host()), timeline);
+    }
 }

@@ -15,7 +15,11 @@ import tierlab.model.serving.ServingEngines;
 import tierlab.model.store.StoreSettings;
 import tierlab.model.store.TieredStore;
 import tierlab.model.trace.DecisionTrace;
+import tierlab.model.fleet.FleetSettings;
+import tierlab.model.fleet.RouterSettings;
 import tierlab.sim.SimRuntime;
+import tierlab.sim.fleet.FleetMetrics;
+import tierlab.sim.fleet.FleetRuntime;
 import tierlab.sim.device.DeviceProfile;
 import tierlab.model.util.SeedTree;
 import tierlab.metrics.Percentiles;
@@ -62,6 +66,32 @@ public final class MooncakeReplaySpeed {
             medians.add(measure(engine, geometry, requests, timeScale, warmups, runs));
         }
         medians.forEach(System.out::println);
+        System.out.println(measureFleet(geometry, requests, timeScale));
+    }
+
+    /** Instances of the fleet line: the trace spread over 16 engines, one shared L2 pool. */
+    private static final int FLEET_INSTANCES = 16;
+
+    /**
+     * One replay of the trace by a fleet of {@value #FLEET_INSTANCES} default engines behind the
+     * prefix-affinity router (store tiers seen) over one shared pool; the line starts with "fleet" so
+     * the per-engine lines keep their form.
+     */
+    private static String measureFleet(Geometry geometry, List<RequestSpec> requests, double timeScale) {
+        FleetRuntime fleet = FleetRuntime.of(new FleetSettings(FLEET_INSTANCES, FleetSettings.Pool.SHARED,
+                        RouterSettings.of("prefix-affinity").seeing(RouterSettings.View.ALL_TIERS)),
+                StoreSettings.defaults(geometry, 64L << 30, 4096L << 30),
+                SchedulerSettings.builder(12_000).maxNumSeqs(64).maxBatchedTokens(16_384).build(),
+                DeviceProfile.preset("qwen3-8b-h100"), new SeedTree(1));
+        requests.forEach(fleet::submit);
+        long wallStart = System.nanoTime();
+        fleet.run();
+        long wallNs = System.nanoTime() - wallStart;
+        return String.format(Locale.ROOT, "fleet of %d instances (shared pool, prefix-affinity seeing all tiers) x%.1f:"
+                        + " simulated %.1f s in %.3f s wall = %.0fx real time; %d events, load balance %.2f max/mean,"
+                        + " route hash %016x", FLEET_INSTANCES, timeScale, fleet.simulator().nowNs() / 1e9, wallNs / 1e9,
+                fleet.simulator().nowNs() / (double) wallNs, fleet.simulator().eventsFired(),
+                FleetMetrics.of(fleet).get("fleet.loadBalanceMaxOverMean"), fleet.routes().hash());
     }
 
     /** Warm-up and timed replays with one engine; prints each run and returns the engine's median line. */
