@@ -78,8 +78,8 @@ class PlotCommandTest {
         Map<String, byte[]> before = contents(out);
         Path copy = out.resolve("experiment.yaml");
         Files.writeString(copy, Files.readString(copy).replace(
-                "{type: bar, file: bars, x: store.policy, y: warm.elapsedS}",
-                "{type: bar, file: bars, x: store.policy, y: cold.elapsedS, title: Cold pass}"));
+                "{type: bar, file: bars, x: store.policy, y: warm.elapsedS, aggregate: mean}",
+                "{type: bar, file: bars, x: store.policy, y: cold.elapsedS, title: Cold pass, aggregate: mean}"));
 
         CommandRun plot = run("plot", out.toString());
         assertEquals(0, plot.exitCode(), plot.err());
