@@ -95,10 +95,10 @@ class PlotCommandTest {
     void aBadChartSpecIsOneLineNamingFileLineAndFieldAndWritesNothing() throws IOException {
         Path out = runSmall("small");
         Path copy = out.resolve("experiment.yaml");
-        Files.writeString(copy, Files.readString(copy).replace("y: warm.elapsedS}", "y: warm.elapsed}"));
+        Files.writeString(copy, Files.readString(copy).replace("y: warm.elapsedS,", "y: warm.elapsed,"));
         Map<String, byte[]> before = contents(out);
         int line = Files.readAllLines(copy).indexOf(Files.readAllLines(copy).stream()
-                .filter(l -> l.contains("warm.elapsed}")).findFirst().orElseThrow()) + 1;
+                .filter(l -> l.contains("warm.elapsed,")).findFirst().orElseThrow()) + 1;
 
         CommandRun plot = run("plot", out.toString());
         assertEquals(1, plot.exitCode());
