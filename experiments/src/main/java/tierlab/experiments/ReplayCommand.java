@@ -154,7 +154,7 @@ public final class ReplayCommand implements Callable<Integer> {
             // The chart last and on its own: a host that cannot draw it (no fonts: "Fontconfig head is
             // null") still gets the table and the report, which says what is missing: GPU hosts often have no fonts.
             String text = report;
-            chartFailure[0] = ChartFiles.tryWrite(chartFiles, folder, CHART_STEM, () -> MissRatioChart.of(curves, chartTitle));
+            chartFailure[0] = ChartFiles.tryWrite(chartFiles, folder, CHART_STEM, () -> MissRatioChart.of(curves, chartTitle, read.blockTokens()));
             if (chartFailure[0] != null) {
                 text += "\n**The chart could not be drawn** (" + chartFailure[0] + "); `" + CSV_FILE + "` holds its data.\n";
             }

@@ -68,7 +68,35 @@ final class ChartChecks {
                     requireParameter(at + ".where." + key, key, parameters);
                 }
             }
+            checkLook(at, chart);
+            String folded = ChartAggregation.problem(chart, experiment.points().stream()
+                    .map(p -> new ChartAggregation.Swept(p.config().parameters(), p.axisValues())).toList(), experiment.axes());
+            if (folded != null) {
+                throw new CommandException(at + " (" + chart.file() + ") " + folded);
+            }
         }
+    }
+
+    /** aggregate, style and errorBars take one of their few values. */
+    static void checkLook(String at, ChartSection chart) {
+        String problem = lookProblem(chart);
+        if (problem != null) {
+            throw new CommandException(at + "." + problem);
+        }
+    }
+
+    /** "FIELD: one of ..." for the first of aggregate, style, errorBars with a value it does not take, else null. */
+    static String lookProblem(ChartSection chart) {
+        if (chart.aggregate() != null && !ChartAggregation.AGGREGATES.contains(chart.aggregate())) {
+            return "aggregate: one of " + String.join(", ", ChartAggregation.AGGREGATES) + ", was '" + chart.aggregate() + "'";
+        }
+        if (chart.style() != null && !ChartAggregation.STYLES.contains(chart.style())) {
+            return "style: one of " + String.join(", ", ChartAggregation.STYLES) + ", was '" + chart.style() + "'";
+        }
+        if (chart.errorBars() != null && !ChartAggregation.ERROR_BARS.contains(chart.errorBars())) {
+            return "errorBars: one of " + String.join(", ", ChartAggregation.ERROR_BARS) + ", was '" + chart.errorBars() + "'";
+        }
+        return null;
     }
 
     /** The reference rows and checks against the runs' parameters and metrics; {@code text} is the file's, for line numbers. */

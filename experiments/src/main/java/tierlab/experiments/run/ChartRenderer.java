@@ -8,7 +8,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.knowm.xchart.CategoryChart;
@@ -20,17 +19,17 @@ import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.Styler.LegendPosition;
-import org.knowm.xchart.style.markers.Marker;
-import org.knowm.xchart.style.markers.SeriesMarkers;
 import tierlab.experiments.ChartFiles;
+import tierlab.experiments.ChartLooks;
 import tierlab.experiments.run.ExperimentFile.ChartSection;
 
 /**
  * Draws the charts an experiment file asks for from the tables a run wrote ({@link RunTables}):
  * line (a metric against a numeric parameter), bar (against a categorical one), heat map (two
  * parameters), CDF (per-request TTFT) and time series (a sampled quantity over virtual time).
- * Points are means over seeds; CDF and time-series charts show each cell's first seed.
+ * Points are means over seeds (with mean ± 1 sd error bars where seeds differ); a point never folds
+ * a swept axis the chart does not name unless the chart's {@code aggregate} says how
+ * ({@link ChartAggregation}). CDF and time-series charts show each cell's first seed.
  *
  * <p>A chart never costs data: {@link #render} draws and writes each chart on its own, and a chart
  * that cannot be drawn or written (a host without fonts: "Fontconfig head is null"; a spec that
@@ -38,14 +37,6 @@ import tierlab.experiments.run.ExperimentFile.ChartSection;
  * the other charts and every table are still written.
  */
 public final class ChartRenderer {
-
-    // The Okabe-Ito palette less its yellow (unreadable on white), then black and grey.
-    private static final Color[] COLORS = {
-        new Color(0x0072B2), new Color(0xE69F00), new Color(0x009E73), new Color(0xD55E00),
-        new Color(0xCC79A7), new Color(0x56B4E9), Color.BLACK, new Color(0x777777)};
-    private static final Marker[] MARKERS = {
-        SeriesMarkers.CIRCLE, SeriesMarkers.SQUARE, SeriesMarkers.DIAMOND, SeriesMarkers.TRIANGLE_UP,
-        SeriesMarkers.TRIANGLE_DOWN, SeriesMarkers.CROSS, SeriesMarkers.PLUS, SeriesMarkers.OVAL};
 
     /** A drawn chart and the base name of its files. */
     public record Drawn(ChartSection section, Chart<?, ?> chart) {
@@ -132,6 +123,10 @@ public final class ChartRenderer {
         for (RunTables.Cell group : groups) {
             series.computeIfAbsent(seriesName(section, group), key -> new ArrayList<>()).add(group);
         }
+        String tooMany = ChartLooks.tooManySeries(series.size(), true);
+        if (tooMany != null) {
+            throw new tierlab.experiments.CommandException(tooMany);
+        }
         return series;
     }
 
@@ -142,47 +137,115 @@ public final class ChartRenderer {
         }
         Object value = group.parameters().get(section.series());
         String shortName = section.series().substring(section.series().lastIndexOf('.') + 1);
-        return value instanceof String text && !text.isEmpty() ? text : shortName + "=" + Aggregates.format(value);
+        return value instanceof String text && !text.isEmpty() ? text : shortName + "=" + shown(value);
+    }
+
+    /** A parameter value as a chart shows it: whole numbers as they are, fractions to 4 significant digits. */
+    static String shown(Object value) {
+        return value instanceof Double number && number != Math.rint(number) ? ChartLooks.rounded(number) : Aggregates.format(value);
+    }
+
+    /** One plotted point: the aggregate of its cells' means and, for a point of one cell, its seeds' standard deviation. */
+    private record Point(double value, double stdev, boolean oneCell) {}
+
+    private static Point point(ChartSection section, String metric, List<RunTables.Cell> cells) {
+        double value = ChartAggregation.combine(section, cells.stream().map(c -> c.mean(metric)).toList());
+        boolean oneCell = cells.size() == 1;
+        double stdev = oneCell && cells.getFirst().statistics(metric).getN() > 1
+                ? cells.getFirst().statistics(metric).getStandardDeviation() : 0;
+        return new Point(value, stdev, oneCell);
+    }
+
+    /** True when the chart draws error bars: it does not turn them off, every point is one cell, and seeds differ somewhere. */
+    private static boolean errorBars(ChartSection section, List<Point> points) {
+        return !"none".equals(section.errorBars()) && points.stream().allMatch(Point::oneCell)
+                && points.stream().anyMatch(p -> p.stdev() > 0);
+    }
+
+    /** The y label, with what was folded into each point and what the error bars show. */
+    private static String valueLabel(ChartSection section, String label, List<RunTables.Cell> groups, boolean bars) {
+        String folded = ChartAggregation.labelSuffix(section, foldedAxes(section, groups));
+        int seeds = groups.stream().mapToInt(g -> g.runs().size()).max().orElse(1);
+        return label + folded + (bars ? " (mean ± 1 sd over " + seeds + " seeds)" : "");
+    }
+
+    static List<String> foldedAxes(ChartSection section, List<RunTables.Cell> groups) {
+        List<String> axes = new ArrayList<>(new LinkedHashSet<>(groups.stream().flatMap(g -> g.axisValues().keySet().stream()).toList()));
+        return ChartAggregation.foldedAxes(section, groups.stream()
+                .map(g -> new ChartAggregation.Swept(g.parameters(), g.axisValues())).toList(), axes);
     }
 
     private static XYChart line(ChartSection section, List<RunTables.Cell> groups) {
-        XYChart chart = xyChart(section, section.x(), section.y());
-        int style = 0;
+        Map<String, double[][]> drawn = new LinkedHashMap<>();
+        List<Point> all = new ArrayList<>();
         for (Map.Entry<String, List<RunTables.Cell>> entry : bySeries(section, groups).entrySet()) {
-            // Several cells can share an x within a series when a third axis is not split out: average them.
-            Map<Double, List<Double>> byX = new java.util.TreeMap<>();
+            Map<Double, List<RunTables.Cell>> byX = new java.util.TreeMap<>();
             for (RunTables.Cell group : entry.getValue()) {
                 Object x = group.parameters().get(section.x());
                 if (!(x instanceof Number number)) {
                     throw new IllegalArgumentException("x: a line chart needs a numeric parameter, and " + section.x()
                             + " is '" + x + "' (use a bar chart)");
                 }
-                byX.computeIfAbsent(number.doubleValue(), key -> new ArrayList<>()).add(group.mean(section.y()));
+                byX.computeIfAbsent(number.doubleValue(), key -> new ArrayList<>()).add(group);
             }
-            double[] xs = byX.keySet().stream().mapToDouble(Double::doubleValue).toArray();
-            double[] ys = byX.values().stream().mapToDouble(v -> v.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN)).toArray();
-            style(chart.addSeries(entry.getKey(), xs, ys), style++);
+            List<Point> points = byX.values().stream().map(cells -> point(section, section.y(), cells)).toList();
+            all.addAll(points);
+            drawn.put(entry.getKey(), new double[][] {byX.keySet().stream().mapToDouble(Double::doubleValue).toArray(),
+                points.stream().mapToDouble(Point::value).toArray(), points.stream().mapToDouble(Point::stdev).toArray()});
+        }
+        boolean bars = errorBars(section, all);
+        XYChart chart = xyChart(section, section.x(),
+                valueLabel(section, section.yLabel() != null ? section.yLabel() : section.y(), groups, bars));
+        int style = 0;
+        for (Map.Entry<String, double[][]> entry : drawn.entrySet()) {
+            double[][] xyErr = entry.getValue();
+            XYSeries series = bars ? chart.addSeries(entry.getKey(), xyErr[0], xyErr[1], xyErr[2])
+                    : chart.addSeries(entry.getKey(), xyErr[0], xyErr[1]);
+            ChartLooks.style(series, style++, true);
+        }
+        if (Boolean.TRUE.equals(section.logX())) {
+            double[] xs = drawn.values().stream().flatMapToDouble(v -> Arrays.stream(v[0])).filter(v -> v > 0).toArray();
+            if (xs.length > 0) {
+                double max = Arrays.stream(xs).max().orElseThrow();
+                ChartLooks.logXLabels(chart, Arrays.stream(xs).min().orElseThrow(), max, ChartLooks.rounded(max));
+            }
         }
         return chart;
     }
 
     private static CategoryChart bar(ChartSection section, List<RunTables.Cell> groups) {
-        CategoryChart chart = new CategoryChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title(section))
-                .xAxisTitle(section.xLabel() != null ? section.xLabel() : section.x())
-                .yAxisTitle(section.yLabel() != null ? section.yLabel() : section.y()).build();
-        common(chart.getStyler());
-        chart.getStyler().setLegendVisible(section.series() != null);
         List<String> categories = new ArrayList<>(new LinkedHashSet<>(groups.stream().map(g -> g.label(section.x())).toList()));
-        int style = 0;
+        Map<String, List<Point>> drawn = new LinkedHashMap<>();
         for (Map.Entry<String, List<RunTables.Cell>> entry : bySeries(section, groups).entrySet()) {
-            List<Double> values = new ArrayList<>();
+            List<Point> points = new ArrayList<>();
             for (String category : categories) {
-                values.add(entry.getValue().stream().filter(g -> g.label(section.x()).equals(category))
-                        .mapToDouble(g -> g.mean(section.y())).average().orElse(0));
+                List<RunTables.Cell> cells = entry.getValue().stream().filter(g -> g.label(section.x()).equals(category)).toList();
+                points.add(cells.isEmpty() ? new Point(0, 0, true) : point(section, section.y(), cells));
             }
-            chart.addSeries(entry.getKey(), categories, values).setFillColor(COLORS[style++ % COLORS.length]);
+            drawn.put(entry.getKey(), points);
+        }
+        boolean bars = errorBars(section, drawn.values().stream().flatMap(List::stream).toList());
+        int[] size = size(section);
+        CategoryChart chart = new CategoryChartBuilder().width(size[0]).height(size[1]).title(title(section))
+                .xAxisTitle(section.xLabel() != null ? section.xLabel() : section.x())
+                .yAxisTitle(valueLabel(section, section.yLabel() != null ? section.yLabel() : section.y(), groups, bars)).build();
+        look(section, chart.getStyler());
+        chart.getStyler().setLegendVisible(section.series() != null);
+        List<String> shownCategories = categories.stream().map(c -> shownLabel(groups, section.x(), c)).toList();
+        int style = 0;
+        for (Map.Entry<String, List<Point>> entry : drawn.entrySet()) {
+            List<Double> values = entry.getValue().stream().map(Point::value).toList();
+            var series = bars ? chart.addSeries(entry.getKey(), shownCategories, values, entry.getValue().stream().map(Point::stdev).toList())
+                    : chart.addSeries(entry.getKey(), shownCategories, values);
+            series.setFillColor(ChartLooks.color(style++));
         }
         return chart;
+    }
+
+    /** The category label of {@code key} (a formatted parameter value) as the chart shows it. */
+    private static String shownLabel(List<RunTables.Cell> groups, String parameter, String key) {
+        return groups.stream().filter(g -> g.label(parameter).equals(key)).findFirst()
+                .map(g -> shown(g.parameters().get(parameter))).orElse(key);
     }
 
     private static HeatMapChart heatmap(ChartSection section, List<RunTables.Cell> groups) {
@@ -191,12 +254,12 @@ public final class ChartRenderer {
         List<Number[]> cells = new ArrayList<>();
         for (int xi = 0; xi < xs.size(); xi++) {
             for (int yi = 0; yi < ys.size(); yi++) {
-                int fx = xi;
-                int fy = yi;
-                double value = groups.stream()
-                        .filter(g -> Aggregates.format(g.parameters().get(section.x())).equals(Aggregates.format(xs.get(fx)))
-                                && Aggregates.format(g.parameters().get(section.y())).equals(Aggregates.format(ys.get(fy))))
-                        .mapToDouble(g -> g.mean(section.z())).average().orElse(Double.NaN);
+                String xKey = Aggregates.format(xs.get(xi));
+                String yKey = Aggregates.format(ys.get(yi));
+                List<RunTables.Cell> here = groups.stream()
+                        .filter(g -> Aggregates.format(g.parameters().get(section.x())).equals(xKey)
+                                && Aggregates.format(g.parameters().get(section.y())).equals(yKey)).toList();
+                double value = ChartAggregation.combine(section, here.stream().map(g -> g.mean(section.z())).toList());
                 if (!Double.isNaN(value)) {
                     cells.add(new Number[] {xi, yi, value});
                 }
@@ -207,15 +270,17 @@ public final class ChartRenderer {
             throw new tierlab.experiments.CommandException("no run has a value of " + section.z()
                     + " (the runs failed, or its cells in results.csv are empty)");
         }
-        HeatMapChart chart = new HeatMapChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title(section))
+        int[] size = size(section);
+        HeatMapChart chart = new HeatMapChartBuilder().width(size[0]).height(size[1]).title(title(section))
                 .xAxisTitle(section.xLabel() != null ? section.xLabel() : section.x())
                 .yAxisTitle(section.yLabel() != null ? section.yLabel() : section.y()).build();
-        common(chart.getStyler());
+        look(section, chart.getStyler());
         chart.getStyler().setShowValue(true);
-        chart.getStyler().setHeatMapValueDecimalPattern("#,##0.###");
+        // Rounded in the cells and in the colour legend alike: the legend otherwise prints 2814.57421875.
+        chart.getStyler().setHeatMapDecimalValueFormatter(ChartLooks::rounded);
         chart.getStyler().setRangeColors(new Color[] {new Color(0xF7FBFF), new Color(0x6BAED6), new Color(0x08306B)});
-        chart.addSeries(section.z(), xs.stream().map(Aggregates::format).toList(),
-                ys.stream().map(Aggregates::format).toList(), cells);
+        chart.addSeries(section.z() + ChartAggregation.labelSuffix(section, foldedAxes(section, groups)),
+                xs.stream().map(ChartRenderer::shown).toList(), ys.stream().map(ChartRenderer::shown).toList(), cells);
         return chart;
     }
 
@@ -237,7 +302,10 @@ public final class ChartRenderer {
     private static XYChart cdf(ChartSection section, List<RunTables.Cell> groups) {
         XYChart chart = xyChart(section, "TTFT (ms" + (Boolean.TRUE.equals(section.logX()) ? ", log scale)" : ")"),
                 "fraction of requests");
+        checkLineSeries(groups.size());
         int style = 0;
+        double minMs = Double.POSITIVE_INFINITY;
+        double maxMs = 0;
         for (RunTables.Cell group : groups) {
             RunTables.Row run = group.runs().getFirst();
             double[] values = run.ttftMsByPass().getOrDefault(section.pass(), new double[0]);
@@ -250,16 +318,34 @@ public final class ChartRenderer {
             for (int i = 0; i < sortedMs.length; i++) {
                 fraction[i] = (i + 1.0) / sortedMs.length;
             }
+            minMs = Math.min(minMs, sortedMs[0]);
+            maxMs = Math.max(maxMs, sortedMs[sortedMs.length - 1]);
             String name = section.series() == null ? run.label() : seriesName(section, group);
-            XYSeries series = chart.addSeries(uniqueName(chart, name), sortedMs, fraction);
-            style(series, style++);
-            series.setMarker(SeriesMarkers.NONE);
+            ChartLooks.style(chart.addSeries(uniqueName(chart, name), sortedMs, fraction), style++, false);
+        }
+        if (style > 0) {
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setYAxisMax(1.0);
+            // About 100 px between ticks: 0, 0.2, ..., 1 at the default size.
+            chart.getStyler().setYAxisTickMarkSpacingHint(100);
+            ChartLooks.avoidLatticeTicks(chart, minMs);
+            if (Boolean.TRUE.equals(section.logX())) {
+                ChartLooks.logXLabels(chart, minMs, maxMs, ChartLooks.rounded(maxMs));
+            }
         }
         return chart;
     }
 
+    private static void checkLineSeries(int count) {
+        String tooMany = ChartLooks.tooManySeries(count, false);
+        if (tooMany != null) {
+            throw new tierlab.experiments.CommandException(tooMany);
+        }
+    }
+
     private static XYChart timeseries(ChartSection section, List<RunTables.Cell> groups) {
         XYChart chart = xyChart(section, "virtual time (s)", section.y());
+        checkLineSeries(groups.size());
         int style = 0;
         for (RunTables.Cell group : groups) {
             RunTables.Row run = group.runs().getFirst();
@@ -269,9 +355,7 @@ public final class ChartRenderer {
                 continue;
             }
             String name = section.series() == null ? run.label() : seriesName(section, group);
-            XYSeries series = chart.addSeries(uniqueName(chart, name), xs, ys);
-            style(series, style++);
-            series.setMarker(SeriesMarkers.NONE);
+            ChartLooks.style(chart.addSeries(uniqueName(chart, name), xs, ys), style++, false);
         }
         return chart;
     }
@@ -285,10 +369,12 @@ public final class ChartRenderer {
     }
 
     private static XYChart xyChart(ChartSection section, String xTitle, String yTitle) {
-        XYChart chart = new XYChartBuilder().width(ChartFiles.WIDTH_PX).height(ChartFiles.HEIGHT_PX).title(title(section))
+        int[] size = size(section);
+        XYChart chart = new XYChartBuilder().width(size[0]).height(size[1]).title(title(section))
                 .xAxisTitle(section.xLabel() != null ? section.xLabel() : xTitle)
-                .yAxisTitle(section.yLabel() != null ? section.yLabel() : yTitle).build();
-        common(chart.getStyler());
+                // A line chart's caller composes its label (the file's, what the points fold, what the bars show).
+                .yAxisTitle(section.yLabel() != null && !section.type().equals("line") ? section.yLabel() : yTitle).build();
+        look(section, chart.getStyler());
         chart.getStyler().setXAxisLogarithmic(Boolean.TRUE.equals(section.logX()));
         chart.getStyler().setYAxisLogarithmic(Boolean.TRUE.equals(section.logY()));
         chart.getStyler().setXAxisDecimalPattern("#,##0.###");
@@ -296,21 +382,16 @@ public final class ChartRenderer {
         return chart;
     }
 
-    private static void common(Styler styler) {
-        styler.setLegendPosition(LegendPosition.OutsideE);
-        styler.setChartBackgroundColor(Color.WHITE);
-        styler.setPlotBackgroundColor(Color.WHITE);
-        styler.setLegendBorderColor(new Color(0xBBBBBB));
-        if (styler instanceof org.knowm.xchart.style.AxesChartStyler axes) {
-            axes.setPlotGridLinesColor(new Color(0xDDDDDD));
-            axes.setLocale(Locale.ROOT);
-        }
+    /** Width and height in pixels: the paper style's fixed size, else every chart's. */
+    static int[] size(ChartSection section) {
+        return "paper".equals(section.style()) ? new int[] {ChartLooks.PAPER_WIDTH_PX, ChartLooks.PAPER_HEIGHT_PX}
+                : new int[] {ChartFiles.WIDTH_PX, ChartFiles.HEIGHT_PX};
     }
 
-    private static void style(XYSeries series, int index) {
-        Color color = COLORS[index % COLORS.length];
-        series.setLineColor(color);
-        series.setMarkerColor(color);
-        series.setMarker(MARKERS[index % MARKERS.length]);
+    private static void look(ChartSection section, Styler styler) {
+        ChartLooks.common(styler);
+        if ("paper".equals(section.style())) {
+            ChartLooks.paper(styler);
+        }
     }
 }

@@ -204,9 +204,18 @@ public record ChartSpecs(Path file, String text, String name, String description
                         + "' (parameters: " + String.join(", ", parameters) + ")"));
             }
         }
+        String look = ChartChecks.lookProblem(chart);
+        if (look != null) {
+            checks.add(problem(index, look.substring(0, look.indexOf(':')), look.substring(look.indexOf(':') + 2)));
+        }
         String first = checks.stream().filter(c -> c != null).findFirst().orElse(null);
         if (first != null) {
             return first;
+        }
+        String folded = ChartAggregation.problem(chart, tables.cells().stream()
+                .map(c -> new ChartAggregation.Swept(c.parameters(), c.axisValues())).toList(), tables.axes());
+        if (folded != null) {
+            return problem(index, null, "(" + chart.file() + ") " + folded);
         }
         List<RunTables.Cell> selected = tables.cells().stream().filter(c -> c.matches(chart.where())).toList();
         if (selected.isEmpty()) {

@@ -196,7 +196,7 @@ public record ExperimentFile(String name, String description, String label, Stri
      */
     public record ChartSection(String type, String file, String title, String x, String y, String z, String series,
                                String pass, Map<String, JsonNode> where, Boolean logX, Boolean logY,
-                               String xLabel, String yLabel) {}
+                               String xLabel, String yLabel, String aggregate, String style, String errorBars) {}
 
     /**
      * What the reference system measured, and how tierlab's runs line up against it: {@code rows} put a

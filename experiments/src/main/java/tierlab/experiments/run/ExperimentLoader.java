@@ -185,6 +185,13 @@ public final class ExperimentLoader {
                     throw new CommandException(file + ": sweep." + axis + ": this field cannot be swept"
                             + (axis.equals("seeds") ? " (list the seeds in 'seeds' instead)" : ""));
                 }
+                if (axis.startsWith("device.")) {
+                    // device is a name (a preset or a profile file), not a section, so a path into it has nothing
+                    // to write into; without this the binder's type error is all the user would see.
+                    throw new CommandException(file + ": sweep." + axis + ": a device profile's fields are not swept by"
+                            + " path (device names a preset or a profile file); write one profile file per value and"
+                            + " sweep device over them, e.g. device: [fast-nvme.yaml, slow-nvme.yaml]");
+                }
                 if (!axes.contains(axis)) {
                     axes.add(axis);
                 }

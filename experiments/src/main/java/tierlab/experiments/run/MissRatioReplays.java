@@ -207,7 +207,7 @@ final class MissRatioReplays {
             String part = section(replay, several);
             String title = "Block miss ratio by L1 capacity (block-level replay)" + (several ? ": " + replay.name() : "");
             String cause = ChartFiles.tryWrite(chartWriter, folder, replay.chartStem(),
-                    () -> MissRatioChart.of(replay.curves(), title, Math.max(1, replay.blockTokens())));
+                    () -> MissRatioChart.of(replay.curves(), title, replay.blockTokens()));
             if (cause != null) {
                 chartFailures.add("chart " + replay.chartStem() + " (block miss ratio by L1 capacity) not drawn: " + cause);
                 part += "\n**The miss-ratio chart could not be drawn** (" + cause + "); `miss-ratio.csv` holds its data.\n";

@@ -78,8 +78,8 @@ class PlotCommandTest {
         Map<String, byte[]> before = contents(out);
         Path copy = out.resolve("experiment.yaml");
         Files.writeString(copy, Files.readString(copy).replace(
-                "{type: bar, file: bars, x: store.policy, y: warm.elapsedS}",
-                "{type: bar, file: bars, x: store.policy, y: cold.elapsedS, title: Cold pass}"));
+                "{type: bar, file: bars, x: store.policy, y: warm.elapsedS, aggregate: mean}",
+                "{type: bar, file: bars, x: store.policy, y: cold.elapsedS, title: Cold pass, aggregate: mean}"));
 
         CommandRun plot = run("plot", out.toString());
         assertEquals(0, plot.exitCode(), plot.err());
@@ -95,10 +95,10 @@ class PlotCommandTest {
     void aBadChartSpecIsOneLineNamingFileLineAndFieldAndWritesNothing() throws IOException {
         Path out = runSmall("small");
         Path copy = out.resolve("experiment.yaml");
-        Files.writeString(copy, Files.readString(copy).replace("y: warm.elapsedS}", "y: warm.elapsed}"));
+        Files.writeString(copy, Files.readString(copy).replace("y: warm.elapsedS,", "y: warm.elapsed,"));
         Map<String, byte[]> before = contents(out);
         int line = Files.readAllLines(copy).indexOf(Files.readAllLines(copy).stream()
-                .filter(l -> l.contains("warm.elapsed}")).findFirst().orElseThrow()) + 1;
+                .filter(l -> l.contains("warm.elapsed,")).findFirst().orElseThrow()) + 1;
 
         CommandRun plot = run("plot", out.toString());
         assertEquals(1, plot.exitCode());

@@ -52,7 +52,7 @@ class RunCommandTest {
               store.l1CapacityGiB: [2, 4]
             charts:
               - {type: line, file: hit, x: store.l1CapacityGiB, y: warm.l1HitRatio, series: store.policy}
-              - {type: bar, file: bars, x: store.policy, y: warm.elapsedS}
+              - {type: bar, file: bars, x: store.policy, y: warm.elapsedS, aggregate: mean}
               - {type: heatmap, file: heat, x: store.policy, y: store.l1CapacityGiB, z: warm.l1HitRatio}
               - {type: cdf, file: ttft, pass: warm, series: store.policy, where: {store.l1CapacityGiB: 2}}
               - {type: timeseries, file: l1, y: l1UsedGiB, series: store.policy, where: {store.l1CapacityGiB: 4}}

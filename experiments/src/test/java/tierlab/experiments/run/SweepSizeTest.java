@@ -35,6 +35,19 @@ class SweepSizeTest {
     }
 
     @Test
+    void aSweepOfADeviceFieldIsRefusedInOneLineWithoutTheBindersWords() throws IOException {
+        Path file = write("device.yaml", "name: device-sweep\nworkload: {type: long-prefill, prompts: 4, promptTokens: 500}\n"
+                + "sweep:\n  device.nvme.readGBps: [3, 6]\n");
+        CommandRun run = RunCommandTest.run("run", file.toString(), "--out", folder.resolve("out").toString(), "-q");
+        assertEquals(1, run.exitCode());
+        String err = run.err().strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.contains(file + ": sweep.device.nvme.readGBps: a device profile's fields are not swept by path"), err);
+        assertFalse(err.contains("Cannot deserialize") || err.contains("wrong type"), err);
+        assertFalse(Files.exists(folder.resolve("out")));
+    }
+
+    @Test
     void aBillionCellGridIsRefusedByItsCountInWellUnderASecond() throws IOException {
         StringBuilder text = new StringBuilder("name: huge\nworkload: {type: long-prefill, prompts: 4, promptTokens: 500}\nsweep:\n");
         String[] axes = {"store.headroomFraction", "scheduler.concurrency", "store.ringCount", "store.stagingSlots",
