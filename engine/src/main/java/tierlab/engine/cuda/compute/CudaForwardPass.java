@@ -170,6 +170,36 @@ public final class CudaForwardPass implements AutoCloseable {
         }
     }
 
+    /** Fills {@code bytes} of KV at {@code pool} with random bf16 of standard deviation {@code std} (a benchmark's context). */
+    public void fillKv(long pool, long bytes, float std) {
+        gpu.driver().makeCurrent();
+        kernels.launch("fill_random", gridFor(bytes / 2), 1, 1, 256, stream, pool, bytes / 2, seed * 31 + 11, std);
+    }
+
+    /** The buffers and weights {@link ForwardCheck} reads back: embeddings, QKV rows, attention rows, W_qkv. */
+    long[] checkedBuffers() {
+        return new long[] {buffers.x0, buffers.qkv, buffers.attn, wQkv};
+    }
+
+    /**
+     * Captures {@code batch}'s step into a CUDA graph (after it ran once eagerly, so cuBLAS has chosen its
+     * kernels); the executable graph, or 0 when this driver or library refuses the capture (the step then
+     * runs eagerly).
+     */
+    public long capture(ForwardBatch batch) {
+        gpu.driver().makeCurrent();
+        if (gpu.calls().beginCapture(stream) != CudaApi.SUCCESS) {
+            return 0;
+        }
+        try {
+            enqueue(batch);
+        } catch (RuntimeException e) {
+            gpu.calls().endCaptureAndInstantiate(stream);
+            return 0;
+        }
+        return gpu.calls().endCaptureAndInstantiate(stream);
+    }
+
     /** Waits for the stream; a failure of the step's kernels is CUDA's error, thrown. */
     public void synchronize() {
         check(rt.streamSynchronize(stream), "the step");
