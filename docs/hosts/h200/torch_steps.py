@@ -11,7 +11,9 @@ sequence, not paged). Each shape is captured in a CUDA graph, as an optimised en
 and timed over replays with CUDA events; the median is written.
 
 Writes one CSV per model to OUT_DIR (default .): kind,batch,new_tokens,context_tokens,ms.
-Environment: TORCH_STEPS_BUDGET_S (default 240) stops starting new shapes after that many seconds.
+Environment: TORCH_STEPS_BUDGET_S (default 240) stops starting new shapes after that many seconds;
+TORCH_STEPS_MODELS (default all) names the models to run, comma-separated; TORCH_STEPS_SKIP_DIR names a
+folder of earlier torch-steps-MODEL.csv whose shapes are not measured again (to fill in a run's missing rows).
 """
 import csv
 import os
@@ -116,7 +118,15 @@ def main():
     budget_s = float(os.environ.get("TORCH_STEPS_BUDGET_S", "240"))
     t0 = time.time()
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}", flush=True)
-    for name, (layers, hidden, heads, kv_heads, head_dim, inter, vocab) in MODELS.items():
+    wanted = [m for m in os.environ.get("TORCH_STEPS_MODELS", ",".join(MODELS)).split(",") if m]
+    skip_dir = os.environ.get("TORCH_STEPS_SKIP_DIR")
+    for name in wanted:
+        layers, hidden, heads, kv_heads, head_dim, inter, vocab = MODELS[name]
+        done = set()
+        earlier = os.path.join(skip_dir, f"torch-steps-{name}.csv") if skip_dir else None
+        if earlier and os.path.exists(earlier):
+            with open(earlier, newline="") as f:
+                done = {(r["kind"], int(r["batch"]), int(r["new_tokens"]), int(r["context_tokens"])) for r in csv.DictReader(f)}
         layer = Layer(hidden, heads, kv_heads, head_dim, inter)
         lm_head = torch.randn(hidden, vocab, device=DEV, dtype=DT) * 0.02
         final_norm = torch.ones(hidden, device=DEV, dtype=DT)
@@ -126,6 +136,8 @@ def main():
             w.writerow(["kind", "batch", "new_tokens", "context_tokens", "ms"])
             for kind, shapes in (("prefill", PREFILL), ("decode", DECODE)):
                 for batch, new, ctx in shapes:
+                    if (kind, batch, new, ctx) in done:
+                        continue
                     if time.time() - t0 > budget_s:
                         print(f"budget of {budget_s:.0f} s spent: stopped before {name} {kind} {batch}x{new}+{ctx}", flush=True)
                         break

@@ -9,8 +9,8 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "compute",
         mixinStandardHelpOptions = true,
-        description = {"Fit a compute profile to measured engine steps, or predict step times from one (docs/compute.md)."},
-        subcommands = {FitCommand.class, PredictCommand.class})
+        description = {"Fit a compute profile to measured engine steps, or predict step times from one (docs/compute.md); time the CUDA forward pass on this GPU (bench, docs/cuda.md)."},
+        subcommands = {FitCommand.class, PredictCommand.class, StepBenchCommand.class})
 public final class ComputeCommand implements Runnable {
 
     @Spec
