@@ -29,6 +29,7 @@ import tierlab.experiments.ChartFiles;
 import tierlab.experiments.calibration.Calibration;
 import tierlab.experiments.calibration.DriveReplay;
 import tierlab.experiments.calibration.HostCalibrationReport;
+import tierlab.experiments.run.BuildInfo;
 import tierlab.experiments.run.GpuCopyPath;
 import tierlab.experiments.run.RunConfig;
 import tierlab.experiments.run.RunPasses;
@@ -239,16 +240,17 @@ public final class ValidateCommand implements Callable<Integer> {
     private static List<String> writeOutput(Path target, Set<String> owned, ValidationFile validation, String command, String host,
                                             Calibrated calibrated, List<ValidationReport.WorkloadResult> results) throws IOException {
         List<String> chartFailures = new ArrayList<>();
+        String build = BuildInfo.describeCurrent();
         String profileYaml = Files.readString(calibrated.profileFile());
         AtomicOutputDirectory.write(target, owned, folder -> {
             // Tables, profile and report first: a chart that fails below cannot cost them.
             ValidationReport.writeTables(folder, results);
             Files.writeString(folder.resolve(ValidationReport.PROFILE), profileYaml);
-            ReportText.write(folder, ReportText.render(validation, command, host, calibrated.text(), calibrated.profile().nvme(),
+            ReportText.write(folder, ReportText.render(validation, command, host, build, calibrated.text(), calibrated.profile().nvme(),
                     results, List.of()));
             chartFailures.addAll(ValidationReport.writeCharts(folder, results, chartWriter));
             if (!chartFailures.isEmpty()) {
-                ReportText.write(folder, ReportText.render(validation, command, host, calibrated.text(), calibrated.profile().nvme(),
+                ReportText.write(folder, ReportText.render(validation, command, host, build, calibrated.text(), calibrated.profile().nvme(),
                         results, chartFailures));
             }
         });

@@ -109,6 +109,11 @@ class ValidateCommandTest {
         String report = Files.readString(out.resolve(ValidationReport.REPORT));
         assertTrue(report.contains("## prefill") && report.contains("## closed-loop") && report.contains("Decisions"), report);
         assertTrue(report.contains("0 mismatched"), report);
+        // The report names the code that made it, on a line of its own that tierlab accuracy's Host/Command parsing leaves alone.
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("Build: tierlab ") && l.contains(", commit ")), report);
+        AccuracyCommand.Run read = AccuracyCommand.read(out.toString());
+        assertFalse(read.host().contains("Build") || read.command().contains("Build"), read.toString());
+        assertTrue(read.command().startsWith("tierlab validate "), read.command());
         assertTrue(Files.size(out.resolve("ttft-scatter-prefill.png")) > 0);
         assertTrue(Files.size(out.resolve("l2-throughput-closed-loop.png")) > 0);
     }
