@@ -42,24 +42,6 @@ public final class AccuracyCommand implements Callable<Integer> {
     static final String END = "<!-- accuracy:end -->";
     static final String FULL_BEGIN = "<!-- accuracy-full:begin -->";
     static final String FULL_END = "<!-- accuracy-full:end -->";
-    /** The metrics of the short table, in its column order, with their short headings. */
-    private static final Map<String, String> SHORT = new LinkedHashMap<>();
-
-    static {
-        SHORT.put("elapsedS", "elapsed");
-        SHORT.put("ttftMeanMs", "TTFT mean");
-        SHORT.put("ttftP50Ms", "p50");
-        SHORT.put("ttftP90Ms", "p90");
-        SHORT.put("ttftP99Ms", "p99");
-        SHORT.put("promptTokensPerS", "tok/s");
-        SHORT.put("l2ReadBytes", "L2 read B");
-        SHORT.put("l2ReadOps", "ops");
-        SHORT.put("l2WriteBytes", "L2 write B");
-        SHORT.put("l2WriteOps", "ops");
-        SHORT.put("l1HitRatio", "L1 hits");
-        SHORT.put("ioUringEnters", "enters");
-    }
-
     @Spec
     private CommandSpec spec;
 
@@ -168,8 +150,8 @@ public final class AccuracyCommand implements Callable<Integer> {
                     .append(cut > 0 ? run.host().substring(0, cut) : run.host()).append("; `").append(run.command()).append("`\n");
         }
         md.append("\n| run | workload | role | pass | verdict |");
-        SHORT.values().forEach(heading -> md.append(' ').append(heading).append(" |"));
-        md.append("\n|---|---|---|---|---|").append("---:|".repeat(SHORT.size())).append('\n');
+        Verdict.COLUMNS.forEach(column -> md.append(' ').append(column.heading()).append(" |"));
+        md.append("\n|---|---|---|---|---|").append("---:|".repeat(Verdict.COLUMNS.size())).append('\n');
         for (Run run : runs) {
             Map<String, Map<String, Row>> byWorkloadPass = new LinkedHashMap<>();
             for (Row row : run.rows()) {
@@ -184,7 +166,7 @@ public final class AccuracyCommand implements Callable<Integer> {
                 md.append("| ").append(run.label()).append(" | ").append(any.getString("workload")).append(" | ")
                         .append(any.getString("role")).append(" | ").append(any.getString("pass")).append(" | ")
                         .append(headlineVerdict(metrics)).append(" |");
-                SHORT.keySet().forEach(metric -> md.append(' ').append(percent(metrics.get(metric))).append(" |"));
+                Verdict.COLUMNS.forEach(column -> md.append(' ').append(percent(metrics.get(column.metric()))).append(" |"));
                 md.append('\n');
             });
         }
