@@ -16,6 +16,7 @@ import tech.tablesaw.api.Table;
 import tierlab.engine.persist.AtomicFiles;
 import tierlab.experiments.ChartFiles;
 import tierlab.experiments.ColumnTable;
+import tierlab.experiments.CsvFiles;
 
 /**
  * Writes an E5 calibration's files from its {@link Calibration.Result}: the fitted profile with a
@@ -39,9 +40,9 @@ final class CalibrationFiles {
         CalibrationSummary summary = new CalibrationSummary(outputDirectory, profileFile, calibration, List.of());
         FittedProfiles.save(calibration.profile(), profileFile, profileHeader(summary));
         List<CalibrationPoint> points = calibration.nvme().points();
-        AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
+        AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.POINTS_CSV), file -> CsvFiles.write(pointsTable(points), file));
         AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.RUNS_CSV),
-                file -> runsTable(calibration.sweep().runs()).write().csv(file.toFile()));
+                file -> CsvFiles.write(runsTable(calibration.sweep().runs()), file));
         AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.SUMMARY_JSON), file -> Files.writeString(file, summaryJson(summary)));
         List<String> chartFailures = new ArrayList<>(PcieCalibration.write(outputDirectory, calibration.pcie(), charts));
         chartFailures.addAll(0, CalibrationCharts.writeAll(outputDirectory, points, " (" + summary.backend() + ")", charts));

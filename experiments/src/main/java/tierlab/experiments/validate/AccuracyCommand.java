@@ -21,6 +21,7 @@ import tech.tablesaw.io.csv.CsvReadOptions;
 import tierlab.engine.persist.AtomicFiles;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.CommandException;
+import tierlab.workload.TextFiles;
 
 /**
  * {@code tierlab accuracy [LABEL=]DIR...}: the accuracy tables of the README and docs, generated from
@@ -96,8 +97,13 @@ public final class AccuracyCommand implements Callable<Integer> {
         }
         Table table;
         try {
-            table = Table.read().usingOptions(CsvReadOptions.builder(csv.toFile()).columnTypes(column -> ColumnType.STRING)
-                    .missingValueIndicator(new String[0]));
+            // A byte-order mark (a spreadsheet's re-save) would otherwise become part of the first column's name.
+            try (java.io.Reader text = TextFiles.newReader(csv)) {
+                table = Table.read().usingOptions(CsvReadOptions.builder(text).columnTypes(column -> ColumnType.STRING)
+                        .missingValueIndicator(new String[0]));
+            }
+        } catch (IOException e) {
+            throw new CommandException(csv + ": cannot read it (" + CommandException.describe(e) + ")", e);
         } catch (RuntimeException e) {
             throw new CommandException(csv + ": cannot read it as CSV (" + e.getMessage() + ")", e);
         }
@@ -122,7 +128,7 @@ public final class AccuracyCommand implements Callable<Integer> {
 
     private static String readText(Path file) {
         try {
-            return Files.readString(file);
+            return TextFiles.readString(file);
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read it (" + CommandException.describe(e) + ")", e);
         }

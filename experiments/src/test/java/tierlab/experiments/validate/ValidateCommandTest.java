@@ -119,6 +119,18 @@ class ValidateCommandTest {
     }
 
     @Test
+    void anOutputFolderBelowAFileIsOneLineBeforeAnythingIsMeasured() throws IOException {
+        Path dir = fixture("below-file");
+        Path file = Files.writeString(dir.resolve("plain-file"), "not a folder\n");
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", dir.resolve("small.yaml").toString(), "--out",
+                file.resolve("out").toString(), "-q");
+        assertNotEquals(0, run.exitCode(), run.out() + run.err());
+        assertEquals(1, run.err().strip().lines().count(), run.err());
+        assertTrue(run.err().contains("cannot be created: " + file.toAbsolutePath().normalize() + " is a file, not a folder"), run.err());
+        assertTrue(!run.out().contains("live run"), "nothing ran: " + run.out());
+    }
+
+    @Test
     void aChartThatFailsCostsNoTable() throws IOException {
         Assumptions.assumeTrue(IoUringBackend.probe().available(), () -> "io_uring unavailable: " + IoUringBackend.probe().cause());
         Path dir = fixture("charts");
