@@ -12,13 +12,11 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.IntColumn;
-import tech.tablesaw.api.LongColumn;
-import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 import tierlab.engine.persist.AtomicFiles;
 import tierlab.experiments.ChartFiles;
+import tierlab.experiments.ColumnTable;
+import tierlab.experiments.CsvFiles;
 
 /**
  * Writes an E5 calibration's files from its {@link Calibration.Result}: the fitted profile with a
@@ -42,87 +40,52 @@ final class CalibrationFiles {
         CalibrationSummary summary = new CalibrationSummary(outputDirectory, profileFile, calibration, List.of());
         FittedProfiles.save(calibration.profile(), profileFile, profileHeader(summary));
         List<CalibrationPoint> points = calibration.nvme().points();
-        AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.POINTS_CSV), file -> pointsTable(points).write().csv(file.toFile()));
+        AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.POINTS_CSV), file -> CsvFiles.write(pointsTable(points), file));
         AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.RUNS_CSV),
-                file -> runsTable(calibration.sweep().runs()).write().csv(file.toFile()));
+                file -> CsvFiles.write(runsTable(calibration.sweep().runs()), file));
         AtomicFiles.write(outputDirectory.resolve(CalibrationExperiment.SUMMARY_JSON), file -> Files.writeString(file, summaryJson(summary)));
         List<String> chartFailures = new ArrayList<>(PcieCalibration.write(outputDirectory, calibration.pcie(), charts));
         chartFailures.addAll(0, CalibrationCharts.writeAll(outputDirectory, points, " (" + summary.backend() + ")", charts));
         return new CalibrationSummary(outputDirectory, profileFile, calibration, chartFailures);
     }
 
+    private static final ColumnTable<CalibrationPoint> POINTS = ColumnTable.<CalibrationPoint>named("calibration-points")
+            .text("access", p -> p.measured().benchCase().access().fioRw())
+            .integer("block_bytes", p -> p.measured().benchCase().blockBytes())
+            .integer("queue_depth", p -> p.measured().benchCase().queueDepth()).integer("repeats", CalibrationPoint::repeats)
+            .decimal("measured_iops", p -> p.measured().iops()).decimal("measured_mb_s", p -> p.measured().megabytesPerSecond())
+            .decimal("measured_latency_mean_us", p -> p.measured().meanLatencyNs() / 1e3)
+            .decimal("measured_latency_p50_us", p -> p.measured().p50LatencyNs() / 1e3)
+            .decimal("measured_latency_p99_us", p -> p.measured().p99LatencyNs() / 1e3)
+            .decimal("io_uring_enter_per_op", p -> p.measured().enterCallsPerOp())
+            .decimal("model_iops", p -> p.model().iops()).decimal("model_mb_s", p -> p.model().bytesPerSecond() / 1e6)
+            .decimal("model_latency_mean_us", p -> p.model().meanLatencyNs() / 1e3)
+            .decimal("model_latency_p99_us", p -> p.model().p99LatencyNs() / 1e3)
+            .decimal("throughput_relative_error", CalibrationPoint::throughputRelativeError)
+            .decimal("latency_relative_error", CalibrationPoint::latencyRelativeError);
+
+    /** One measured run and its place in the order the sweep ran them. */
+    private record OrderedRun(int order, MeasuredPoint run) {}
+
+    private static final ColumnTable<OrderedRun> RUNS = ColumnTable.<OrderedRun>named("calibration-runs")
+            .text("access", r -> r.run().benchCase().access().fioRw()).integer("block_bytes", r -> r.run().benchCase().blockBytes())
+            .integer("queue_depth", r -> r.run().benchCase().queueDepth()).integer("repeat", r -> r.run().repeat())
+            .integer("order", OrderedRun::order).whole("ops", r -> r.run().ops())
+            .decimal("elapsed_s", r -> r.run().elapsedNs() / 1e9).decimal("iops", r -> r.run().iops())
+            .decimal("mb_s", r -> r.run().megabytesPerSecond()).decimal("latency_mean_us", r -> r.run().meanLatencyNs() / 1e3)
+            .decimal("latency_p50_us", r -> r.run().p50LatencyNs() / 1e3).decimal("latency_p99_us", r -> r.run().p99LatencyNs() / 1e3)
+            .whole("io_uring_enter_calls", r -> r.run().enterCalls());
+
     static Table pointsTable(List<CalibrationPoint> points) {
-        StringColumn access = StringColumn.create("access");
-        IntColumn blockBytes = IntColumn.create("block_bytes");
-        IntColumn queueDepth = IntColumn.create("queue_depth");
-        IntColumn repeats = IntColumn.create("repeats");
-        DoubleColumn iops = DoubleColumn.create("measured_iops");
-        DoubleColumn mbs = DoubleColumn.create("measured_mb_s");
-        DoubleColumn mean = DoubleColumn.create("measured_latency_mean_us");
-        DoubleColumn p50 = DoubleColumn.create("measured_latency_p50_us");
-        DoubleColumn p99 = DoubleColumn.create("measured_latency_p99_us");
-        DoubleColumn enters = DoubleColumn.create("io_uring_enter_per_op");
-        DoubleColumn modelIops = DoubleColumn.create("model_iops");
-        DoubleColumn modelMbs = DoubleColumn.create("model_mb_s");
-        DoubleColumn modelMean = DoubleColumn.create("model_latency_mean_us");
-        DoubleColumn modelP99 = DoubleColumn.create("model_latency_p99_us");
-        DoubleColumn throughputError = DoubleColumn.create("throughput_relative_error");
-        DoubleColumn latencyError = DoubleColumn.create("latency_relative_error");
-        for (CalibrationPoint p : points) {
-            MeasuredPoint m = p.measured();
-            access.append(m.benchCase().access().fioRw());
-            blockBytes.append(m.benchCase().blockBytes());
-            queueDepth.append(m.benchCase().queueDepth());
-            repeats.append(p.repeats());
-            iops.append(m.iops());
-            mbs.append(m.megabytesPerSecond());
-            mean.append(m.meanLatencyNs() / 1e3);
-            p50.append(m.p50LatencyNs() / 1e3);
-            p99.append(m.p99LatencyNs() / 1e3);
-            enters.append(m.enterCallsPerOp());
-            modelIops.append(p.model().iops());
-            modelMbs.append(p.model().bytesPerSecond() / 1e6);
-            modelMean.append(p.model().meanLatencyNs() / 1e3);
-            modelP99.append(p.model().p99LatencyNs() / 1e3);
-            throughputError.append(p.throughputRelativeError());
-            latencyError.append(p.latencyRelativeError());
-        }
-        return Table.create("calibration-points", access, blockBytes, queueDepth, repeats, iops, mbs, mean, p50, p99, enters,
-                modelIops, modelMbs, modelMean, modelP99, throughputError, latencyError);
+        return POINTS.of(points);
     }
 
     static Table runsTable(List<MeasuredPoint> runs) {
-        StringColumn access = StringColumn.create("access");
-        IntColumn blockBytes = IntColumn.create("block_bytes");
-        IntColumn queueDepth = IntColumn.create("queue_depth");
-        IntColumn repeat = IntColumn.create("repeat");
-        IntColumn order = IntColumn.create("order");
-        LongColumn ops = LongColumn.create("ops");
-        DoubleColumn seconds = DoubleColumn.create("elapsed_s");
-        DoubleColumn iops = DoubleColumn.create("iops");
-        DoubleColumn mbs = DoubleColumn.create("mb_s");
-        DoubleColumn mean = DoubleColumn.create("latency_mean_us");
-        DoubleColumn p50 = DoubleColumn.create("latency_p50_us");
-        DoubleColumn p99 = DoubleColumn.create("latency_p99_us");
-        LongColumn enters = LongColumn.create("io_uring_enter_calls");
-        int index = 0;
-        for (MeasuredPoint m : runs) {
-            access.append(m.benchCase().access().fioRw());
-            blockBytes.append(m.benchCase().blockBytes());
-            queueDepth.append(m.benchCase().queueDepth());
-            repeat.append(m.repeat());
-            order.append(index++);
-            ops.append(m.ops());
-            seconds.append(m.elapsedNs() / 1e9);
-            iops.append(m.iops());
-            mbs.append(m.megabytesPerSecond());
-            mean.append(m.meanLatencyNs() / 1e3);
-            p50.append(m.p50LatencyNs() / 1e3);
-            p99.append(m.p99LatencyNs() / 1e3);
-            enters.append(m.enterCalls());
+        List<OrderedRun> ordered = new ArrayList<>();
+        for (MeasuredPoint run : runs) {
+            ordered.add(new OrderedRun(ordered.size(), run));
         }
-        return Table.create("calibration-runs", access, blockBytes, queueDepth, repeat, order, ops, seconds, iops, mbs, mean,
-                p50, p99, enters);
+        return RUNS.of(ordered);
     }
 
     private static String profileHeader(CalibrationSummary s) {

@@ -46,6 +46,16 @@ public record BuildInfo(String version, String gitCommit, String distribution) {
         return properties;
     }
 
+    /**
+     * One line naming the code that is running, for reports that have no run.json beside them:
+     * "tierlab VERSION, commit COMMIT (repository)" or "... (archive NAME)"; the commit as run.json states it.
+     */
+    public static String describeCurrent() {
+        BuildInfo build = current();
+        return "tierlab " + build.version + ", commit " + RunInfo.currentGitCommit() + " ("
+                + (build.distribution != null ? "archive " + build.distribution : "repository") + ")";
+    }
+
     /** {@code version}, {@code gitCommit} (as run.json's top level has it) and {@code from} ("repository" or the archive's name). */
     void writeTo(ObjectNode node, String commit) {
         node.put("version", version);

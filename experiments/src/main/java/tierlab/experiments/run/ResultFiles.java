@@ -17,6 +17,7 @@ import tech.tablesaw.api.LongColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 import tech.tablesaw.columns.Column;
+import tierlab.experiments.ColumnTable;
 import tierlab.model.request.RequestOutcome;
 import tierlab.metrics.Sample;
 
@@ -143,77 +144,55 @@ public final class ResultFiles {
         return column;
     }
 
+    /** One request of one pass of one run; {@code outcome} null where the run recorded none for it. */
+    private record RequestRow(int run, String pass, int request, long ttftNs, RequestOutcome outcome) {
+        Long of(java.util.function.ToLongFunction<RequestOutcome> field) {
+            return outcome == null ? null : field.applyAsLong(outcome);
+        }
+    }
+
+    // Where each prompt's tokens came from (RequestOutcome): GPU prefix cache, L1, L2, computed; of the recomputed
+    // tokens, those a prefetch stop or a failed read cost (what the stop policies trade); the rest were misses.
+    private static final ColumnTable<RequestRow> REQUEST_TABLE = ColumnTable.<RequestRow>named("requests")
+            .integer("run", RequestRow::run).text("pass", RequestRow::pass).integer("request", RequestRow::request)
+            .decimal("ttftMs", r -> r.ttftNs() / 1e6)
+            .wholeOrMissing("gpuCachedTokens", r -> r.of(RequestOutcome::gpuCachedTokens))
+            .wholeOrMissing("l1Tokens", r -> r.of(RequestOutcome::l1Tokens))
+            .wholeOrMissing("l2Tokens", r -> r.of(RequestOutcome::l2Tokens))
+            .wholeOrMissing("recomputedTokens", r -> r.of(RequestOutcome::recomputedTokens))
+            .wholeOrMissing("loadsWaited", r -> r.of(RequestOutcome::loadsWaited))
+            .wholeOrMissing("recomputedTokensPrefetchTimeout", r -> r.of(RequestOutcome::prefetchTimeoutTokens))
+            .wholeOrMissing("recomputedTokensFailedRead", r -> r.of(RequestOutcome::failedReadTokens));
+
     public static Table requests(List<RunResult> results) {
-        IntColumn run = IntColumn.create("run");
-        StringColumn pass = StringColumn.create("pass");
-        IntColumn index = IntColumn.create("request");
-        DoubleColumn ttft = DoubleColumn.create("ttftMs");
-        // Where each prompt's tokens came from (RequestOutcome): GPU prefix cache, L1, L2, computed.
-        LongColumn gpu = LongColumn.create("gpuCachedTokens");
-        LongColumn l1 = LongColumn.create("l1Tokens");
-        LongColumn l2 = LongColumn.create("l2Tokens");
-        LongColumn recomputed = LongColumn.create("recomputedTokens");
-        LongColumn loadsWaited = LongColumn.create("loadsWaited");
-        // Of the recomputed tokens, those a prefetch stop or a failed read cost (what the stop policies trade); the rest were misses.
-        LongColumn prefetchTimeout = LongColumn.create("recomputedTokensPrefetchTimeout");
-        LongColumn failedRead = LongColumn.create("recomputedTokensFailedRead");
+        List<RequestRow> rows = new java.util.ArrayList<>();
         for (RunResult result : results) {
             result.ttftNsByPass().forEach((name, values) -> {
                 List<RequestOutcome> outcomes = result.outcomesByPass().getOrDefault(name, List.of());
                 for (int i = 0; i < values.length; i++) {
-                    run.append(result.point().index());
-                    pass.append(name);
-                    index.append(i);
-                    ttft.append(values[i] / 1e6);
-                    if (i < outcomes.size()) {
-                        RequestOutcome outcome = outcomes.get(i);
-                        gpu.append(outcome.gpuCachedTokens());
-                        l1.append(outcome.l1Tokens());
-                        l2.append(outcome.l2Tokens());
-                        recomputed.append(outcome.recomputedTokens());
-                        loadsWaited.append(outcome.loadsWaited());
-                        prefetchTimeout.append(outcome.prefetchTimeoutTokens());
-                        failedRead.append(outcome.failedReadTokens());
-                    } else {
-                        gpu.appendMissing();
-                        l1.appendMissing();
-                        l2.appendMissing();
-                        recomputed.appendMissing();
-                        loadsWaited.appendMissing();
-                        prefetchTimeout.appendMissing();
-                        failedRead.appendMissing();
-                    }
+                    rows.add(new RequestRow(result.point().index(), name, i, values[i], i < outcomes.size() ? outcomes.get(i) : null));
                 }
             });
         }
-        return Table.create("requests", run, pass, index, ttft, gpu, l1, l2, recomputed, loadsWaited, prefetchTimeout,
-                failedRead);
+        return REQUEST_TABLE.of(rows);
     }
 
+    /** One sample of one run. */
+    private record SampleRow(int run, Sample sample) {}
+
+    private static final ColumnTable<SampleRow> TIMESERIES_TABLE = ColumnTable.<SampleRow>named("timeseries")
+            .integer("run", SampleRow::run).decimal("timeS", r -> r.sample().atNs() / 1e9)
+            .decimal("l1UsedGiB", r -> r.sample().l1UsedBytes() / GIB).decimal("leasedGiB", r -> r.sample().leasedBytes() / GIB)
+            .integer("storeQueueDepth", r -> r.sample().storeQueueDepth()).integer("running", r -> r.sample().running())
+            .integer("waiting", r -> r.sample().waiting()).integer("prefetching", r -> r.sample().prefetching())
+            .integer("inflightOps", r -> r.sample().inflightOps());
+
     public static Table timeseries(List<RunResult> results) {
-        IntColumn run = IntColumn.create("run");
-        DoubleColumn time = DoubleColumn.create("timeS");
-        DoubleColumn l1 = DoubleColumn.create("l1UsedGiB");
-        DoubleColumn leased = DoubleColumn.create("leasedGiB");
-        IntColumn queue = IntColumn.create("storeQueueDepth");
-        IntColumn running = IntColumn.create("running");
-        IntColumn waiting = IntColumn.create("waiting");
-        IntColumn prefetching = IntColumn.create("prefetching");
-        IntColumn inflight = IntColumn.create("inflightOps");
+        List<SampleRow> rows = new java.util.ArrayList<>();
         for (RunResult result : results) {
-            for (Sample sample : result.samples()) {
-                run.append(result.point().index());
-                time.append(sample.atNs() / 1e9);
-                l1.append(sample.l1UsedBytes() / GIB);
-                leased.append(sample.leasedBytes() / GIB);
-                queue.append(sample.storeQueueDepth());
-                running.append(sample.running());
-                waiting.append(sample.waiting());
-                prefetching.append(sample.prefetching());
-                inflight.append(sample.inflightOps());
-            }
+            result.samples().forEach(sample -> rows.add(new SampleRow(result.point().index(), sample)));
         }
-        return Table.create("timeseries", run, time, l1, leased, queue, running, waiting, prefetching, inflight);
+        return TIMESERIES_TABLE.of(rows);
     }
 
     public static void writeCsv(Table table, Path file) throws IOException {

@@ -21,6 +21,7 @@ import tech.tablesaw.io.csv.CsvReadOptions;
 import tierlab.engine.persist.AtomicFiles;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.CommandException;
+import tierlab.workload.TextFiles;
 
 /**
  * {@code tierlab accuracy [LABEL=]DIR...}: the accuracy tables of the README and docs, generated from
@@ -42,24 +43,6 @@ public final class AccuracyCommand implements Callable<Integer> {
     static final String END = "<!-- accuracy:end -->";
     static final String FULL_BEGIN = "<!-- accuracy-full:begin -->";
     static final String FULL_END = "<!-- accuracy-full:end -->";
-    /** The metrics of the short table, in its column order, with their short headings. */
-    private static final Map<String, String> SHORT = new LinkedHashMap<>();
-
-    static {
-        SHORT.put("elapsedS", "elapsed");
-        SHORT.put("ttftMeanMs", "TTFT mean");
-        SHORT.put("ttftP50Ms", "p50");
-        SHORT.put("ttftP90Ms", "p90");
-        SHORT.put("ttftP99Ms", "p99");
-        SHORT.put("promptTokensPerS", "tok/s");
-        SHORT.put("l2ReadBytes", "L2 read B");
-        SHORT.put("l2ReadOps", "ops");
-        SHORT.put("l2WriteBytes", "L2 write B");
-        SHORT.put("l2WriteOps", "ops");
-        SHORT.put("l1HitRatio", "L1 hits");
-        SHORT.put("ioUringEnters", "enters");
-    }
-
     @Spec
     private CommandSpec spec;
 
@@ -114,8 +97,13 @@ public final class AccuracyCommand implements Callable<Integer> {
         }
         Table table;
         try {
-            table = Table.read().usingOptions(CsvReadOptions.builder(csv.toFile()).columnTypes(column -> ColumnType.STRING)
-                    .missingValueIndicator(new String[0]));
+            // A byte-order mark (a spreadsheet's re-save) would otherwise become part of the first column's name.
+            try (java.io.Reader text = TextFiles.newReader(csv)) {
+                table = Table.read().usingOptions(CsvReadOptions.builder(text).columnTypes(column -> ColumnType.STRING)
+                        .missingValueIndicator(new String[0]));
+            }
+        } catch (IOException e) {
+            throw new CommandException(csv + ": cannot read it (" + CommandException.describe(e) + ")", e);
         } catch (RuntimeException e) {
             throw new CommandException(csv + ": cannot read it as CSV (" + e.getMessage() + ")", e);
         }
@@ -140,7 +128,7 @@ public final class AccuracyCommand implements Callable<Integer> {
 
     private static String readText(Path file) {
         try {
-            return Files.readString(file);
+            return TextFiles.readString(file);
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read it (" + CommandException.describe(e) + ")", e);
         }
@@ -168,8 +156,8 @@ public final class AccuracyCommand implements Callable<Integer> {
                     .append(cut > 0 ? run.host().substring(0, cut) : run.host()).append("; `").append(run.command()).append("`\n");
         }
         md.append("\n| run | workload | role | pass | verdict |");
-        SHORT.values().forEach(heading -> md.append(' ').append(heading).append(" |"));
-        md.append("\n|---|---|---|---|---|").append("---:|".repeat(SHORT.size())).append('\n');
+        Verdict.COLUMNS.forEach(column -> md.append(' ').append(column.heading()).append(" |"));
+        md.append("\n|---|---|---|---|---|").append("---:|".repeat(Verdict.COLUMNS.size())).append('\n');
         for (Run run : runs) {
             Map<String, Map<String, Row>> byWorkloadPass = new LinkedHashMap<>();
             for (Row row : run.rows()) {
@@ -184,7 +172,7 @@ public final class AccuracyCommand implements Callable<Integer> {
                 md.append("| ").append(run.label()).append(" | ").append(any.getString("workload")).append(" | ")
                         .append(any.getString("role")).append(" | ").append(any.getString("pass")).append(" | ")
                         .append(headlineVerdict(metrics)).append(" |");
-                SHORT.keySet().forEach(metric -> md.append(' ').append(percent(metrics.get(metric))).append(" |"));
+                Verdict.COLUMNS.forEach(column -> md.append(' ').append(percent(metrics.get(column.metric()))).append(" |"));
                 md.append('\n');
             });
         }

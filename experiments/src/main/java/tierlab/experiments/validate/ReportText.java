@@ -16,7 +16,7 @@ final class ReportText {
     private ReportText() {
     }
 
-    static String render(ValidationFile file, String command, String hostLine, String calibration, NvmeProfile nvme,
+    static String render(ValidationFile file, String command, String hostLine, String buildLine, String calibration, NvmeProfile nvme,
                          List<ValidationReport.WorkloadResult> results, List<String> chartFailures) {
         StringBuilder md = new StringBuilder();
         md.append("# Validation: ").append(file.name()).append("\n\n");
@@ -25,6 +25,8 @@ final class ReportText {
         }
         md.append("Command: `").append(command).append("`\n\n");
         md.append("Host: ").append(hostLine).append("\n\n");
+        // Its own line, after Host and Command, which tierlab accuracy reads: a report names the code that made it.
+        md.append("Build: ").append(buildLine).append("\n\n");
         // The runs made, which --repeats may have set instead of the file's repeats.
         int runs = results.isEmpty() ? file.repeats() : results.getFirst().live().size();
         md.append("Each workload ran live ").append(runs).append(" time(s) (wall clock, io_uring on a real L2 file,")
@@ -38,7 +40,7 @@ final class ReportText {
                 .append(" median) / live median; spread = (max − min) / median of the live runs. **Bold**: more than 10% off.\n\n");
         headline(md, results);
         md.append("## Calibration\n\n```\n").append(calibration.strip()).append("\n```\n\n");
-        results.forEach(result -> workloadSection(md, result));
+        results.forEach(result -> workloadSection(md, result, file.live().verify()));
         md.append("## Every metric more than 10% off, and what the runs show about it\n\n");
         boolean any = false;
         for (ValidationReport.WorkloadResult result : results) {
@@ -109,7 +111,7 @@ final class ReportText {
     }
 
     /** One workload: its runs, the comparison table, the decisions and its charts. */
-    private static void workloadSection(StringBuilder md, ValidationReport.WorkloadResult result) {
+    private static void workloadSection(StringBuilder md, ValidationReport.WorkloadResult result, boolean verified) {
         md.append("## ").append(result.name()).append(" (").append(result.role()).append(")\n\n");
         if (result.drive() != null) {
             md.append("- drive replay of the simulated run's L2 operations: ").append(result.drive().describe()).append('\n');
@@ -126,9 +128,7 @@ final class ReportText {
         md.append("- simulation: ").append(String.format(Locale.ROOT, "%.2f", result.sim().wallNs() / 1e9)).append(" s of wall time")
                 .append(result.sim().failure() == null ? "" : ", **failed: " + result.sim().failure() + "**").append('\n');
         if (result.live().stream().anyMatch(live -> live.gpuCopies().startsWith("cuda"))) {
-            md.append("- the live runs copied through CUDA: with verification, the compute stream writes each computed"
-                    + " block's payload into device memory within the step's modelled time (a live-mode check, not a model"
-                    + " term)\n\n");
+            md.append(cudaPayloadNote(verified)).append("\n\n");
         } else {
             md.append("- not in the model (live-mode emulation, no GPU): the D2H stream writes each computed block's payload into"
                     + " L1 when it stages it, measured at ").append(String.format(Locale.ROOT, "%,.0f", result.computeFillNsPerMiB()))
@@ -167,6 +167,17 @@ final class ReportText {
         md.append('\n');
         md.append("Charts: `ttft-scatter-").append(result.name()).append(".png`, `ttft-cdf-").append(result.name())
                 .append(".png`, `l2-throughput-").append(result.name()).append(".png`.\n\n");
+    }
+
+    /**
+     * What the CUDA live runs did with computed blocks' payloads: with {@code live.verify} the compute
+     * stream writes each one into device memory (so loads can be checked), without it nothing is written.
+     */
+    static String cudaPayloadNote(boolean verified) {
+        return verified ? "- the live runs copied through CUDA: with verification, the compute stream writes each computed"
+                + " block's payload into device memory within the step's modelled time (a live-mode check, not a model term)"
+                : "- the live runs copied through CUDA without verification (live.verify is false): no payload is written"
+                + " into device memory, so a compute step takes only its modelled time";
     }
 
     /**

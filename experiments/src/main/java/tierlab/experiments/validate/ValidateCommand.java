@@ -22,6 +22,7 @@ import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.AtomicOutputDirectory;
 import tierlab.experiments.CommandException;
 import tierlab.experiments.ExitCleanup;
+import tierlab.experiments.OutputFolderCheck;
 import tierlab.experiments.OutputFolderOption;
 import tierlab.experiments.QuietOption;
 import tierlab.engine.cuda.CudaDevice;
@@ -29,6 +30,8 @@ import tierlab.experiments.ChartFiles;
 import tierlab.experiments.calibration.Calibration;
 import tierlab.experiments.calibration.DriveReplay;
 import tierlab.experiments.calibration.HostCalibrationReport;
+import tierlab.experiments.calibration.HostCalibrationSettings;
+import tierlab.experiments.run.BuildInfo;
 import tierlab.experiments.run.GpuCopyPath;
 import tierlab.experiments.run.RunConfig;
 import tierlab.experiments.run.RunPasses;
@@ -87,6 +90,7 @@ public final class ValidateCommand implements Callable<Integer> {
                 ValidationReport.DECISION_KINDS_CSV, ValidationReport.DRIVE_CSV, ValidationReport.REPORT, ValidationReport.PROFILE));
         checked.workloads().keySet().forEach(name -> owned.addAll(ValidationReport.chartNames(name)));
         AtomicOutputDirectory.checkReplaceable(target, owned);
+        checkRoom(checked, given != null, target);
         PrintWriter stdout = spec.commandLine().getOut();
         // One scratch folder per process: two validations of files with the same name writing beside each
         // other (out folders in one parent) must not delete each other's L2 and calibration files.
@@ -131,6 +135,21 @@ public final class ValidateCommand implements Callable<Integer> {
         if (profile != null && !Files.isRegularFile(profile)) {
             throw new CommandException("--profile: no such profile file: " + profile);
         }
+    }
+
+    /**
+     * Refuses, before anything is measured, an output folder whose parent (where the scratch folder goes)
+     * cannot be written or lacks room for the largest scratch file at a time: the calibration's test files
+     * (unless a profile is given) or a workload's L2 file (its live runs and drive replays), plus the outputs.
+     */
+    private static void checkRoom(ValidationFile checked, boolean profileGiven, Path target) {
+        HostCalibrationSettings calibration = checked.calibration();
+        long calibrationBytes = profileGiven ? 0 : (long) Math.max(calibration.fileMiB(), calibration.sustainedMiB()) << 20;
+        long l2Bytes = checked.workloads().values().stream().mapToLong(w -> w.config().store().l2CapacityBytes()).max().orElse(0);
+        long scratchBytes = Math.max(calibrationBytes, l2Bytes);
+        OutputFolderCheck.check(target, scratchBytes + OutputFolderCheck.OUTPUT_RESERVE_BYTES, "a scratch file of "
+                + OutputFolderCheck.size(scratchBytes) + " at a time (" + (l2Bytes >= calibrationBytes ? "a workload's L2 file"
+                : "the calibration's test file") + "), plus tables, charts and report");
     }
 
     /**
@@ -239,16 +258,17 @@ public final class ValidateCommand implements Callable<Integer> {
     private static List<String> writeOutput(Path target, Set<String> owned, ValidationFile validation, String command, String host,
                                             Calibrated calibrated, List<ValidationReport.WorkloadResult> results) throws IOException {
         List<String> chartFailures = new ArrayList<>();
+        String build = BuildInfo.describeCurrent();
         String profileYaml = Files.readString(calibrated.profileFile());
         AtomicOutputDirectory.write(target, owned, folder -> {
             // Tables, profile and report first: a chart that fails below cannot cost them.
             ValidationReport.writeTables(folder, results);
             Files.writeString(folder.resolve(ValidationReport.PROFILE), profileYaml);
-            ReportText.write(folder, ReportText.render(validation, command, host, calibrated.text(), calibrated.profile().nvme(),
+            ReportText.write(folder, ReportText.render(validation, command, host, build, calibrated.text(), calibrated.profile().nvme(),
                     results, List.of()));
             chartFailures.addAll(ValidationReport.writeCharts(folder, results, chartWriter));
             if (!chartFailures.isEmpty()) {
-                ReportText.write(folder, ReportText.render(validation, command, host, calibrated.text(), calibrated.profile().nvme(),
+                ReportText.write(folder, ReportText.render(validation, command, host, build, calibrated.text(), calibrated.profile().nvme(),
                         results, chartFailures));
             }
         });

@@ -2,7 +2,6 @@ package tierlab.experiments.validate;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -142,7 +141,7 @@ public record ValidationFile(Path file, String name, String description, int rep
 
     private static String read(Path file) {
         try {
-            return Files.readString(file, StandardCharsets.UTF_8);
+            return tierlab.workload.TextFiles.readString(file);
         } catch (IOException e) {
             throw new CommandException(file + ": cannot read the validation file (" + CommandException.describe(e) + ")", e);
         }

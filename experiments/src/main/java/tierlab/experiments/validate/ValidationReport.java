@@ -13,10 +13,9 @@ import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-import tech.tablesaw.api.DoubleColumn;
-import tech.tablesaw.api.StringColumn;
-import tech.tablesaw.api.Table;
 import tierlab.experiments.ChartFiles;
+import tierlab.experiments.ColumnTable;
+import tierlab.experiments.calibration.DriveReplay;
 import tierlab.experiments.run.ResultFiles;
 import tierlab.metrics.Percentiles;
 
@@ -80,128 +79,78 @@ final class ValidationReport {
         return names;
     }
 
+    /** One compared metric with its workload's role, as a row of {@value #CSV}. */
+    private record MetricRow(String role, Comparison.Row row) {}
+
+    private static final ColumnTable<MetricRow> VALIDATION = ColumnTable.<MetricRow>named("validation")
+            .text("workload", r -> r.row().workload()).text("role", MetricRow::role).text("pass", r -> r.row().pass())
+            .text("metric", r -> r.row().metric()).text("unit", r -> r.row().unit())
+            .decimal("liveMedian", r -> r.row().liveMedian()).decimal("liveMin", r -> r.row().liveMin())
+            .decimal("liveMax", r -> r.row().liveMax()).decimal("liveSpread", r -> r.row().liveSpread())
+            .decimal("sim", r -> r.row().sim()).decimal("relativeError", r -> r.row().relativeError())
+            .decimal("simDriveAfter", r -> r.row().simDriveAfter())
+            .decimal("relativeErrorDriveAfter", r -> r.row().relativeErrorDriveAfter())
+            .text("verdict", r -> Verdict.of(r.row()).label());
+
+    private static final ColumnTable<WorkloadResult> DECISIONS = ColumnTable.<WorkloadResult>named("decisions")
+            .text("workload", WorkloadResult::name).decimal("requests", r -> r.decisions().requests())
+            .decimal("identical", r -> r.decisions().identical())
+            .text("sameOrder", r -> Boolean.toString(r.decisions().sameOrder()))
+            .decimal("liveRunsIdenticalToSim", r -> r.decisions().liveRepeatsAgreeing())
+            .decimal("simLookupCalls", r -> r.decisions().simLookupCalls())
+            .decimal("liveLookupCalls", r -> r.decisions().liveLookupCalls())
+            .text("firstDivergence", r -> r.decisions().firstDivergence() == null ? "" : r.decisions().firstDivergence())
+            .text("decisionCountsSimLive", r -> r.decisions().kindsThatDiffer());
+
+    /** One decision kind's counts in one workload. */
+    private record KindRow(String workload, Comparison.KindCount count) {}
+
+    private static final ColumnTable<KindRow> DECISION_KINDS = ColumnTable.<KindRow>named("decision-kinds")
+            .text("workload", KindRow::workload).text("kind", r -> r.count().kind()).decimal("sim", r -> r.count().sim())
+            .decimal("liveMedian", r -> r.count().liveMedian()).decimal("liveMin", r -> r.count().liveMin())
+            .decimal("liveMax", r -> r.count().liveMax()).decimal("relativeError", r -> r.count().relativeError());
+
+    /** One drive replay (before or after the live runs) of one workload. */
+    private record ReplayRow(String workload, String replay, DriveReplay.Rates rates) {}
+
+    private static final ColumnTable<ReplayRow> DRIVE = ColumnTable.<ReplayRow>named("drive")
+            .text("workload", ReplayRow::workload).text("replay", ReplayRow::replay)
+            .decimal("writeBytes", r -> r.rates().writeBytes()).decimal("writeOps", r -> r.rates().writeOps())
+            .decimal("writeSeconds", r -> r.rates().writeSeconds()).decimal("writeBytesPerSecond", r -> r.rates().writeBytesPerSecond())
+            .decimal("readBytes", r -> r.rates().readBytes()).decimal("readOps", r -> r.rates().readOps())
+            .decimal("readSeconds", r -> r.rates().readSeconds()).decimal("readBytesPerSecond", r -> r.rates().readBytesPerSecond())
+            .decimal("fileBytes", r -> r.rates().fileBytes()).text("backend", r -> r.rates().backend());
+
     static void writeTables(Path folder, List<WorkloadResult> results) throws IOException {
-        StringColumn workload = StringColumn.create("workload");
-        StringColumn role = StringColumn.create("role");
-        StringColumn pass = StringColumn.create("pass");
-        StringColumn metric = StringColumn.create("metric");
-        StringColumn unit = StringColumn.create("unit");
-        DoubleColumn liveMedian = DoubleColumn.create("liveMedian");
-        DoubleColumn liveMin = DoubleColumn.create("liveMin");
-        DoubleColumn liveMax = DoubleColumn.create("liveMax");
-        DoubleColumn liveSpread = DoubleColumn.create("liveSpread");
-        DoubleColumn sim = DoubleColumn.create("sim");
-        DoubleColumn error = DoubleColumn.create("relativeError");
-        DoubleColumn simAfter = DoubleColumn.create("simDriveAfter");
-        DoubleColumn errorAfter = DoubleColumn.create("relativeErrorDriveAfter");
-        StringColumn verdict = StringColumn.create("verdict");
+        List<MetricRow> metrics = new ArrayList<>();
         for (WorkloadResult result : results) {
-            for (Comparison.Row row : result.rows()) {
-                workload.append(row.workload());
-                role.append(result.role());
-                pass.append(row.pass());
-                metric.append(row.metric());
-                unit.append(row.unit());
-                liveMedian.append(row.liveMedian());
-                liveMin.append(row.liveMin());
-                liveMax.append(row.liveMax());
-                liveSpread.append(row.liveSpread());
-                sim.append(row.sim());
-                error.append(row.relativeError());
-                simAfter.append(row.simDriveAfter());
-                errorAfter.append(row.relativeErrorDriveAfter());
-                verdict.append(Verdict.of(row).label());
-            }
+            result.rows().forEach(row -> metrics.add(new MetricRow(result.role(), row)));
         }
-        ResultFiles.writeCsv(Table.create("validation", workload, role, pass, metric, unit, liveMedian, liveMin, liveMax, liveSpread,
-                sim, error, simAfter, errorAfter, verdict), folder.resolve(CSV));
+        ResultFiles.writeCsv(VALIDATION.of(metrics), folder.resolve(CSV));
         writeDecisionKinds(folder, results);
         writeDrive(folder, results);
-        StringColumn decisionWorkload = StringColumn.create("workload");
-        DoubleColumn requests = DoubleColumn.create("requests");
-        DoubleColumn identical = DoubleColumn.create("identical");
-        StringColumn sameOrder = StringColumn.create("sameOrder");
-        DoubleColumn agreeing = DoubleColumn.create("liveRunsIdenticalToSim");
-        DoubleColumn simLookups = DoubleColumn.create("simLookupCalls");
-        DoubleColumn liveLookups = DoubleColumn.create("liveLookupCalls");
-        StringColumn divergence = StringColumn.create("firstDivergence");
-        StringColumn kinds = StringColumn.create("decisionCountsSimLive");
-        for (WorkloadResult result : results) {
-            Comparison.Decisions d = result.decisions();
-            decisionWorkload.append(result.name());
-            requests.append(d.requests());
-            identical.append(d.identical());
-            sameOrder.append(Boolean.toString(d.sameOrder()));
-            agreeing.append(d.liveRepeatsAgreeing());
-            simLookups.append(d.simLookupCalls());
-            liveLookups.append(d.liveLookupCalls());
-            divergence.append(d.firstDivergence() == null ? "" : d.firstDivergence());
-            kinds.append(d.kindsThatDiffer());
-        }
-        ResultFiles.writeCsv(Table.create("decisions", decisionWorkload, requests, identical, sameOrder, agreeing, simLookups,
-                liveLookups, divergence, kinds), folder.resolve(DECISIONS_CSV));
+        ResultFiles.writeCsv(DECISIONS.of(results), folder.resolve(DECISIONS_CSV));
     }
 
     /** Per workload and decision kind: how many the simulation made beside the live runs' median, least and most. */
     private static void writeDecisionKinds(Path folder, List<WorkloadResult> results) throws IOException {
-        StringColumn workload = StringColumn.create("workload");
-        StringColumn kind = StringColumn.create("kind");
-        DoubleColumn sim = DoubleColumn.create("sim");
-        DoubleColumn liveMedian = DoubleColumn.create("liveMedian");
-        DoubleColumn liveMin = DoubleColumn.create("liveMin");
-        DoubleColumn liveMax = DoubleColumn.create("liveMax");
-        DoubleColumn error = DoubleColumn.create("relativeError");
+        List<KindRow> rows = new ArrayList<>();
         for (WorkloadResult result : results) {
-            for (Comparison.KindCount count : Comparison.kindCounts(result.live(), result.sim())) {
-                workload.append(result.name());
-                kind.append(count.kind());
-                sim.append(count.sim());
-                liveMedian.append(count.liveMedian());
-                liveMin.append(count.liveMin());
-                liveMax.append(count.liveMax());
-                error.append(count.relativeError());
-            }
+            Comparison.kindCounts(result.live(), result.sim()).forEach(count -> rows.add(new KindRow(result.name(), count)));
         }
-        ResultFiles.writeCsv(Table.create("decision-kinds", workload, kind, sim, liveMedian, liveMin, liveMax, error),
-                folder.resolve(DECISION_KINDS_CSV));
+        ResultFiles.writeCsv(DECISION_KINDS.of(rows), folder.resolve(DECISION_KINDS_CSV));
     }
 
     /** Per workload and replay (before, after the live runs): what the drive moved and how fast. */
     private static void writeDrive(Path folder, List<WorkloadResult> results) throws IOException {
-        StringColumn workload = StringColumn.create("workload");
-        StringColumn phase = StringColumn.create("replay");
-        DoubleColumn writeBytes = DoubleColumn.create("writeBytes");
-        DoubleColumn writeOps = DoubleColumn.create("writeOps");
-        DoubleColumn writeSeconds = DoubleColumn.create("writeSeconds");
-        DoubleColumn writeRate = DoubleColumn.create("writeBytesPerSecond");
-        DoubleColumn readBytes = DoubleColumn.create("readBytes");
-        DoubleColumn readOps = DoubleColumn.create("readOps");
-        DoubleColumn readSeconds = DoubleColumn.create("readSeconds");
-        DoubleColumn readRate = DoubleColumn.create("readBytesPerSecond");
-        DoubleColumn fileBytes = DoubleColumn.create("fileBytes");
-        StringColumn backend = StringColumn.create("backend");
+        List<ReplayRow> rows = new ArrayList<>();
         for (WorkloadResult result : results) {
-            if (result.drive() == null) {
-                continue;
-            }
-            for (var entry : List.of(Map.entry("before", result.drive().before()), Map.entry("after", result.drive().after()))) {
-                var rates = entry.getValue();
-                workload.append(result.name());
-                phase.append(entry.getKey());
-                writeBytes.append(rates.writeBytes());
-                writeOps.append(rates.writeOps());
-                writeSeconds.append(rates.writeSeconds());
-                writeRate.append(rates.writeBytesPerSecond());
-                readBytes.append(rates.readBytes());
-                readOps.append(rates.readOps());
-                readSeconds.append(rates.readSeconds());
-                readRate.append(rates.readBytesPerSecond());
-                fileBytes.append(rates.fileBytes());
-                backend.append(rates.backend());
+            if (result.drive() != null) {
+                rows.add(new ReplayRow(result.name(), "before", result.drive().before()));
+                rows.add(new ReplayRow(result.name(), "after", result.drive().after()));
             }
         }
-        ResultFiles.writeCsv(Table.create("drive", workload, phase, writeBytes, writeOps, writeSeconds, writeRate, readBytes, readOps,
-                readSeconds, readRate, fileBytes, backend), folder.resolve(DRIVE_CSV));
+        ResultFiles.writeCsv(DRIVE.of(rows), folder.resolve(DRIVE_CSV));
     }
 
     /** Draws every chart, each on its own; returns one line per chart that failed (the tables are already written). */

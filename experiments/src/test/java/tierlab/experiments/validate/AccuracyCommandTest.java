@@ -57,6 +57,18 @@ class AccuracyCommandTest {
     }
 
     @Test
+    void aValidationCsvAndReportSavedWithAByteOrderMarkReadTheSame() throws IOException {
+        Path dir = TestDirectories.underTarget("accuracy-bom");
+        Path b = run(dir, "b", "q,held-out,trace,elapsedS,s,10,9,11,0.2,10.5,0.05,10.2,0.02,within\n");
+        for (String name : List.of("validation.csv", "report.md")) {
+            Files.writeString(b.resolve(name), "\uFEFF" + Files.readString(b.resolve(name)));
+        }
+        AccuracyCommand.Run read = AccuracyCommand.read(b.toString());
+        assertEquals("q", read.rows().getFirst().getString("workload"));
+        assertEquals("tierlab validate v.yaml", read.command());
+    }
+
+    @Test
     void updateReplacesOnlyTheBlocksBetweenTheMarkers() throws IOException {
         Path dir = TestDirectories.underTarget("accuracy-update");
         Path b = run(dir, "b", "q,held-out,trace,elapsedS,s,10,9,11,0.2,10.5,0.05,10.2,0.02,within\n");

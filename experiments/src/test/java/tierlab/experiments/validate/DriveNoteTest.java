@@ -40,4 +40,13 @@ class DriveNoteTest {
                 NVME.withFreshWriteCeiling(0)));
         assertEquals("", ReportText.driveNote(row("cold", "ttftP50Ms", 640, 700), List.of(), NVME));
     }
+
+    @Test
+    void theCudaPayloadNoteFollowsLiveVerify() {
+        // Without verification no compute step writes a payload, so the report must not say one does.
+        assertTrue(ReportText.cudaPayloadNote(true).contains("with verification, the compute stream writes each computed"));
+        String unverified = ReportText.cudaPayloadNote(false);
+        assertTrue(unverified.contains("live.verify is false") && unverified.contains("no payload is written"), unverified);
+        assertTrue(!unverified.contains("compute stream writes"), unverified);
+    }
 }

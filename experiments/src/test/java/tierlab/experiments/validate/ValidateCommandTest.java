@@ -109,8 +109,25 @@ class ValidateCommandTest {
         String report = Files.readString(out.resolve(ValidationReport.REPORT));
         assertTrue(report.contains("## prefill") && report.contains("## closed-loop") && report.contains("Decisions"), report);
         assertTrue(report.contains("0 mismatched"), report);
+        // The report names the code that made it, on a line of its own that tierlab accuracy's Host/Command parsing leaves alone.
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("Build: tierlab ") && l.contains(", commit ")), report);
+        AccuracyCommand.Run read = AccuracyCommand.read(out.toString());
+        assertFalse(read.host().contains("Build") || read.command().contains("Build"), read.toString());
+        assertTrue(read.command().startsWith("tierlab validate "), read.command());
         assertTrue(Files.size(out.resolve("ttft-scatter-prefill.png")) > 0);
         assertTrue(Files.size(out.resolve("l2-throughput-closed-loop.png")) > 0);
+    }
+
+    @Test
+    void anOutputFolderBelowAFileIsOneLineBeforeAnythingIsMeasured() throws IOException {
+        Path dir = fixture("below-file");
+        Path file = Files.writeString(dir.resolve("plain-file"), "not a folder\n");
+        CommandRun run = CommandRun.of(Main.newCommandLine(), "validate", dir.resolve("small.yaml").toString(), "--out",
+                file.resolve("out").toString(), "-q");
+        assertNotEquals(0, run.exitCode(), run.out() + run.err());
+        assertEquals(1, run.err().strip().lines().count(), run.err());
+        assertTrue(run.err().contains("cannot be created: " + file.toAbsolutePath().normalize() + " is a file, not a folder"), run.err());
+        assertTrue(!run.out().contains("live run"), "nothing ran: " + run.out());
     }
 
     @Test
