@@ -149,7 +149,7 @@ class ReplayCommandTest {
         CommandRun run = run("replay", "--trace", folder.resolve("missing.jsonl").toString(), "--out", out.toString());
 
         assertEquals(1, run.exitCode());
-        assertEquals("tierlab: trace file not found: " + folder.resolve("missing.jsonl"), run.err().strip());
+        assertEquals("tierlab: trace file " + folder.resolve("missing.jsonl") + ": no such file", run.err().strip());
         assertFalse(Files.exists(out));
         assertFalse(Files.exists(out.getParent()), "not even the parent folder is created");
     }

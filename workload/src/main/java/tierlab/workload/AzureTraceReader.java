@@ -65,7 +65,7 @@ public final class AzureTraceReader {
 
     /** The rows of the file, in file order, with arrivals from the first row's time. */
     public static List<Row> rows(Path file) {
-        MooncakeTraceReader.checkReadable(file);
+        TraceFiles.checkReadable(file);
         MooncakeTraceReader.binaryCheck(file, 8, "an Azure LLM inference trace is CSV text");
         List<Row> rows = new ArrayList<>();
         long lineNumber = 0;

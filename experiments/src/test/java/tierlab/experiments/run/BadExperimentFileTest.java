@@ -114,6 +114,18 @@ class BadExperimentFileTest {
         assertOneClearLine(run, "bad.yaml", "workload.trace", "no such file", "no-such-trace.jsonl");
     }
 
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"mooncake", "qwen", "azure"})
+    void aTraceThatIsADirectoryIsCalledOne(String format) throws IOException {
+        Files.createDirectory(folder.resolve("traces"));
+        CommandRun run = runFile("bad.yaml", """
+                name: probe
+                workload: {type: %s, trace: traces}
+                """.formatted(format));
+        assertOneClearLine(run, "bad.yaml", "workload.trace", folder.resolve("traces") + ": is a directory");
+        assertFalse(run.err().contains("no such file"), run.err());
+    }
+
     @Test
     void missingExperimentFileIsNamed() {
         CommandRun run = RunCommandTest.run("run", folder.resolve("absent.yaml").toString());
