@@ -191,6 +191,19 @@ public final class EngineVsFio {
         out.printf(Locale.ROOT, "file %s, %d MiB; %d round(s) of %d s per run; engine: %d ring(s) x %d entries%n",
                 file.toAbsolutePath(), options.sizeMib(), options.rounds(), options.seconds(), options.rings(), RING_ENTRIES);
         prepareTestFile(file, fileBytes);
+        try {
+            measureAndWrite(probe, fioVersion, fioMissing, file, fileBytes);
+        } finally {
+            // The file is kept for the next run to reuse (its stamp saves the fill), so say where it is, also after a failure.
+            out.println("test file: left " + file.toAbsolutePath() + " (" + (fileBytes >> 20) + " MiB) and its stamp "
+                    + TestFile.stampOf(file).getFileName() + " for the next run to reuse; delete both to free the space");
+        }
+        return 0;
+    }
+
+    /** The rounds, the batching probe and the tables, on a test file already written. */
+    private void measureAndWrite(IoUringProbe probe, String fioVersion, String fioMissing, Path file, long fileBytes)
+            throws BenchFailure {
         String fixedStatus = warmUp(file, fileBytes);
         out.println("engine buffers: " + fixedStatus);
         if (fioMissing == null) {
@@ -224,7 +237,6 @@ public final class EngineVsFio {
         out.println("wrote " + outputDir.resolve("engine-vs-fio.md") + ", engine-vs-fio.csv, engine-vs-fio-rounds.csv, "
                 + "engine-vs-fio-batching.csv" + (fioMissing == null ? " (fio's JSON reports: " + outputDir.resolve("fio-*.json") + ")"
                 : " (engine side only: no fio)"));
-        return 0;
     }
 
     // ---- set-up --------------------------------------------------------------------------------

@@ -74,7 +74,8 @@ public final class TestFile {
         }
     }
 
-    private static Path stampOf(Path file) {
+    /** The stamp beside {@code file} that records the size it was filled to. */
+    static Path stampOf(Path file) {
         return file.resolveSibling(file.getFileName() + ".filled");
     }
 }

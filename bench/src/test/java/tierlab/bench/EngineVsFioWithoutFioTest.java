@@ -52,6 +52,10 @@ class EngineVsFioWithoutFioTest {
         assertTrue(notFound.getFirst().contains("tierlab-test-no-such-fio") && notFound.getFirst().contains("running the engine side alone")
                 && notFound.getFirst().contains("skipped: the fio runs, the engine/fio ratios"), notFound.getFirst());
         assertFalse(printed.contains("fio job:"), printed);
+        Path testFile = dir.resolve(EngineVsFio.TEST_FILE_NAME).toAbsolutePath();
+        assertTrue(Files.exists(testFile), "kept for the next run");
+        assertTrue(printed.contains("test file: left " + testFile + " (" + EngineVsFioOptions.MIN_SIZE_MIB + " MiB) and its stamp "
+                + testFile.getFileName() + ".filled for the next run to reuse; delete both to free the space"), printed);
 
         List<String> summary = Files.readAllLines(tables.resolve("engine-vs-fio.csv"));
         assertEquals(3, summary.size(), summary.toString());

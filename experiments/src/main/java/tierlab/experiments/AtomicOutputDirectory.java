@@ -202,7 +202,7 @@ public final class AtomicOutputDirectory {
     }
 
     /** Removes the folders from {@code deepest} up to {@code highest} that are empty (the ones this write created). */
-    private static void removeEmptyFolders(Path highest, Path deepest) {
+    static void removeEmptyFolders(Path highest, Path deepest) {
         if (highest == null) {
             return;
         }

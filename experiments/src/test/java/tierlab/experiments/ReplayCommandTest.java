@@ -149,7 +149,7 @@ class ReplayCommandTest {
         CommandRun run = run("replay", "--trace", folder.resolve("missing.jsonl").toString(), "--out", out.toString());
 
         assertEquals(1, run.exitCode());
-        assertEquals("tierlab: trace file not found: " + folder.resolve("missing.jsonl"), run.err().strip());
+        assertEquals("tierlab: trace file " + folder.resolve("missing.jsonl") + ": no such file", run.err().strip());
         assertFalse(Files.exists(out));
         assertFalse(Files.exists(out.getParent()), "not even the parent folder is created");
     }
@@ -219,10 +219,14 @@ class ReplayCommandTest {
         String helpHint = " (see 'tierlab replay --help')";
         assertEquals("tierlab: --policies: policy '2q' has no knob 'smallRatio' (its knobs: kin, kout)" + helpHint,
                 run("replay", "--policies", "2q:smallRatio=0.1").err().strip());
-        assertEquals("tierlab: --policies: policy '2q': kin must be a number, was 'lots'" + helpHint,
+        assertEquals("tierlab: --policies: policy '2q': kin must be a number written in decimal, like 0.25 or 1e-3, was 'lots'" + helpHint,
                 run("replay", "--policies", "2q:kin=lots").err().strip());
         assertEquals("tierlab: --policies: policy '2q': kin must be between 0.0 and 1.0, was 1.5" + helpHint,
                 run("replay", "--policies", "2q:kin=1.5").err().strip());
+        assertEquals("tierlab: --policies: policy 'lfu': agingFactor must be between 0.0 and 1000000.0, was -0.0" + helpHint,
+                run("replay", "--policies", "lfu:agingFactor=-0.0").err().strip());
+        assertEquals("tierlab: --policies: policy 's3-fifo': ghostRatio must be a number written in decimal, like 0.25 or 1e-3,"
+                + " was '0x1p-3'" + helpHint, run("replay", "--policies", "s3-fifo:ghostRatio=0x1p-3").err().strip());
         assertEquals("tierlab: --policies: policy 'lru' has no knob 'kin' (it has no knobs)" + helpHint,
                 run("replay", "--policies", "lru:kin=0.5").err().strip());
         assertEquals("tierlab: --policies: policy 's3-fifo': knob 'smallRatio' is given twice" + helpHint,

@@ -68,6 +68,10 @@ final class SparkSweepExecutor implements SweepExecutorProvider.Remote {
         if (jars != null && !jars.isBlank() && !conf.get("spark.master").startsWith("local")) {
             conf.setJars(Arrays.stream(jars.split(java.io.File.pathSeparator)).filter(s -> !s.isBlank()).toArray(String[]::new));
         }
+        String unreachable = MasterProbe.unreachable(conf.get("spark.master"));
+        if (unreachable != null) {
+            throw new CommandException("--executor spark: " + unreachable);
+        }
         JavaSparkContext context;
         try {
             context = new JavaSparkContext(conf);

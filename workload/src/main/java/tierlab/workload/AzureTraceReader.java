@@ -65,7 +65,7 @@ public final class AzureTraceReader {
 
     /** The rows of the file, in file order, with arrivals from the first row's time. */
     public static List<Row> rows(Path file) {
-        MooncakeTraceReader.checkReadable(file);
+        TraceFiles.checkReadable(file);
         MooncakeTraceReader.binaryCheck(file, 8, "an Azure LLM inference trace is CSV text");
         List<Row> rows = new ArrayList<>();
         long lineNumber = 0;
@@ -109,7 +109,7 @@ public final class AzureTraceReader {
                     throw new TraceException(file, file + ": more than " + RequestTrace.MAX_REFERENCES
                             + " rows are too many to replay at once");
                 }
-                rows.add(new Row(lineNumber, timeNs - firstNs, count(file, lineNumber, HEADER.get(1), cells[1]),
+                rows.add(new Row(lineNumber, arrivalNs(file, lineNumber, cells[0], timeNs, firstNs), count(file, lineNumber, HEADER.get(1), cells[1]),
                         count(file, lineNumber, HEADER.get(2), cells[2])));
             }
         } catch (CharacterCodingException e) {
@@ -140,6 +140,17 @@ public final class AzureTraceReader {
             throw new TraceFormatException(file, lineNumber, "TIMESTAMP " + text + " is out of range: arrivals are"
                     + " 64-bit nanoseconds since 1970, so a TIMESTAMP must lie from " + MIN_TIMESTAMP + " to " + MAX_TIMESTAMP
                     + " UTC");
+        }
+    }
+
+    /** Nanoseconds after the first row; rows spread over more than 64-bit nanoseconds can hold are refused naming the range. */
+    private static long arrivalNs(Path file, long lineNumber, String text, long timeNs, long firstNs) {
+        try {
+            return Math.subtractExact(timeNs, firstNs);
+        } catch (ArithmeticException e) {
+            throw new TraceFormatException(file, lineNumber, "TIMESTAMP " + text + " is out of range: arrivals are 64-bit"
+                    + " nanoseconds after the first row's, so a TIMESTAMP must lie within " + Long.MAX_VALUE
+                    + " ns (about 292 years) of it");
         }
     }
 

@@ -48,7 +48,7 @@ public final class LibCacheSimTraces {
 
     /** Reads an oracleGeneral file whole. */
     public static RequestTrace readOracleGeneral(Path file) {
-        MooncakeTraceReader.checkReadable(file);
+        TraceFiles.checkReadable(file);
         long bytes;
         byte[] head;
         try (InputStream in = Files.newInputStream(file)) {
@@ -100,7 +100,7 @@ public final class LibCacheSimTraces {
 
     /** Reads a csv trace in the layout above whole. */
     public static RequestTrace readCsv(Path file) {
-        MooncakeTraceReader.checkReadable(file);
+        TraceFiles.checkReadable(file);
         MooncakeTraceReader.binaryCheck(file, 8, "a libCacheSim csv trace is text");
         List<TraceRequest> requests = new ArrayList<>();
         long lineNumber = 0;

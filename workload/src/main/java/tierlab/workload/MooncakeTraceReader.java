@@ -50,7 +50,7 @@ public final class MooncakeTraceReader {
      * names the line of what it refuses.
      */
     static <T> List<T> readJsonLines(Path file, LineParser<T> parser) {
-        checkReadable(file);
+        TraceFiles.checkReadable(file);
         binaryCheck(file, 8, "a trace is JSON Lines text");
         List<T> requests = new ArrayList<>();
         long lineNumber = 0;
@@ -79,17 +79,6 @@ public final class MooncakeTraceReader {
     @FunctionalInterface
     interface LineParser<T> {
         T parse(Path file, long lineNumber, String line);
-    }
-
-    /** A missing file or a folder, refused with one line naming it. */
-    static void checkReadable(Path file) {
-        if (!Files.exists(file)) {
-            throw new TraceException(file, "trace file not found: " + file
-                    + (file.isAbsolute() ? "" : " (looked at " + file.toAbsolutePath().normalize() + ")"));
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new TraceException(file, "trace file is not a regular file: " + file);
-        }
     }
 
     /**

@@ -68,6 +68,18 @@ class AzureTraceReaderTest {
     }
 
     @Test
+    void rowsFurtherApartThanArrivalsCanHoldNameTheRange() throws IOException {
+        Path file = folder.resolve("wide.csv");
+        Files.writeString(file, "TIMESTAMP,ContextTokens,GeneratedTokens\n1700-01-01 00:00:00,5,5\n2200-01-01 00:00:00,5,5\n",
+                StandardCharsets.UTF_8);
+
+        TraceFormatException error = assertThrows(TraceFormatException.class, () -> AzureTraceReader.rows(file));
+
+        assertEquals(file + ":3: TIMESTAMP 2200-01-01 00:00:00 is out of range: arrivals are 64-bit nanoseconds after the first"
+                + " row's, so a TIMESTAMP must lie within 9223372036854775807 ns (about 292 years) of it", error.getMessage());
+    }
+
+    @Test
     void aWrongHeaderIsNamed() throws IOException {
         Path file = folder.resolve("bad.csv");
         Files.writeString(file, "time,in,out\n2023-11-16 18:17:03,5,5\n", StandardCharsets.UTF_8);

@@ -87,7 +87,7 @@ class MooncakeTraceReaderTest {
 
         TraceException error = assertThrows(TraceException.class, () -> MooncakeTraceReader.read(missing));
 
-        assertEquals("trace file not found: " + missing, error.getMessage());
+        assertEquals("trace file " + missing + ": no such file", error.getMessage());
         assertEquals(missing, error.file());
     }
 

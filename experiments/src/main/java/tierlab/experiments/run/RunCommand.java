@@ -25,6 +25,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import tierlab.experiments.AtomicOutputDirectory;
+import tierlab.experiments.OutputLock;
 import tierlab.experiments.ChartFiles;
 import tierlab.engine.persist.CallerPaths;
 import tierlab.experiments.ExitCleanup;
@@ -109,7 +110,10 @@ public final class RunCommand implements Callable<Integer> {
         file = CallerPaths.resolve(file);
         output.resolveAgainstCaller();
         ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
-        return runHeld(experiment);
+        // Held until the outputs are in place: a second run into the same --out is refused before it writes anything.
+        try (OutputLock held = OutputLock.acquire(outFolder(experiment))) {
+            return runHeld(experiment);
+        }
     }
 
     /** The job, once this process holds its output folder. */

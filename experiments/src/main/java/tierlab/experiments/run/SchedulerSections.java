@@ -108,8 +108,8 @@ final class SchedulerSections {
         try {
             return L2WritePolicy.parse(text);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("scheduler.hostWritePolicy: '" + text
-                    + "' is not one of write-through, write-back, write-after-hits:N (N a whole number of hits)");
+            // The policy's own message, whose setting is named here by its place in the experiment file.
+            throw new IllegalArgumentException("scheduler.hostWritePolicy" + e.getMessage().substring("l2WritePolicy".length()), e);
         }
     }
 

@@ -4,7 +4,6 @@ import static tierlab.experiments.run.Fields.nonNegative;
 import static tierlab.experiments.run.Fields.or;
 import static tierlab.experiments.run.Fields.withField;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import tierlab.experiments.run.ExperimentFile.WorkloadSection;
@@ -18,6 +17,7 @@ import tierlab.workload.LongPrefillPasses;
 import tierlab.workload.LongPrefillSettings;
 import tierlab.workload.MooncakeWorkload;
 import tierlab.workload.QwenTraceReader;
+import tierlab.workload.TraceFiles;
 import tierlab.workload.TraceWorkload;
 
 /**
@@ -137,16 +137,23 @@ final class WorkloadSections {
         return new WorkloadPlan.LongPrefill(settings, geometry, warm, Math.round(gapMs * 1e6), clients);
     }
 
+    /** The trace {@code name} names, relative to the experiment's folder, refused in words when it is not a file. */
+    private static Path traceFile(Path folder, String name) {
+        Path trace = folder.resolve(name).normalize();
+        String problem = TraceFiles.problem(trace);
+        if (problem != null) {
+            throw new IllegalArgumentException("workload.trace: " + trace + ": " + problem
+                    + " (paths are relative to the experiment file's folder)");
+        }
+        return trace;
+    }
+
     private static WorkloadPlan mooncake(WorkloadSection workload, Path folder, Map<String, Object> parameters,
                                          ModelShape shape, int tp) {
         if (workload.trace() == null) {
             throw new IllegalArgumentException("workload.trace: a mooncake workload names its JSONL trace file");
         }
-        Path trace = folder.resolve(workload.trace()).normalize();
-        if (!Files.isRegularFile(trace)) {
-            throw new IllegalArgumentException("workload.trace: no such file: " + trace
-                    + " (paths are relative to the experiment file's folder)");
-        }
+        Path trace = traceFile(folder, workload.trace());
         int blockTokens = or(workload.blockTokens(), LongPrefillPasses.REFERENCE_BLOCK_TOKENS);
         Geometry geometry = geometry(shape, blockTokens, tp);
         withField("workload.blockTokens", () -> {
@@ -172,11 +179,7 @@ final class WorkloadSections {
         if (workload.trace() == null) {
             throw new IllegalArgumentException("workload.trace: " + TraceWorkload.withArticle(format) + " workload names its trace file");
         }
-        Path trace = folder.resolve(workload.trace()).normalize();
-        if (!Files.isRegularFile(trace)) {
-            throw new IllegalArgumentException("workload.trace: no such file: " + trace
-                    + " (paths are relative to the experiment file's folder)");
-        }
+        Path trace = traceFile(folder, workload.trace());
         if (workload.azure() != null && !format.equals("azure")) {
             throw new IllegalArgumentException("workload.azure: only an azure workload has synthesis settings");
         }

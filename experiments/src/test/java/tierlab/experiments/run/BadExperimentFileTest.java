@@ -114,6 +114,18 @@ class BadExperimentFileTest {
         assertOneClearLine(run, "bad.yaml", "workload.trace", "no such file", "no-such-trace.jsonl");
     }
 
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"mooncake", "qwen", "azure"})
+    void aTraceThatIsADirectoryIsCalledOne(String format) throws IOException {
+        Files.createDirectory(folder.resolve("traces"));
+        CommandRun run = runFile("bad.yaml", """
+                name: probe
+                workload: {type: %s, trace: traces}
+                """.formatted(format));
+        assertOneClearLine(run, "bad.yaml", "workload.trace", folder.resolve("traces") + ": is a directory");
+        assertFalse(run.err().contains("no such file"), run.err());
+    }
+
     @Test
     void missingExperimentFileIsNamed() {
         CommandRun run = RunCommandTest.run("run", folder.resolve("absent.yaml").toString());
@@ -121,7 +133,7 @@ class BadExperimentFileTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
         "l1CapacityGiB: 1|l1CapacityGiB: -1|store.l1CapacityGiB: must be > 0, was -1.0",
         "l2CapacityGiB: 4|l2CapacityGiB: 0|store.l2CapacityGiB: must be > 0",
         "policy: lru|policy: mru|store.policy: unknown policy 'mru' (known: lru",
@@ -129,9 +141,14 @@ class BadExperimentFileTest {
         "type: long-prefill|type: replay|workload.type: unknown type 'replay'",
         "name: probe|name: Probe Run|name: 'Probe Run' must be",
         "promptTokens: 500|promptTokens: 0|workload.promptTokens: must be > 0",
+        "policy: lru|policy: lru\\n  l2WritePolicy: write-after-hits:99999999999999|store.l2WritePolicy: 'write-after-hits:99999999999999':"
+                + " N must be within [0, 1,000,000] hits, was 99999999999999",
+        "policy: lru|policy: lfu\\n  agingFactor: -0.0|agingFactor must be between 0.0 and 1000000.0, was -0.0",
+        "policy: lru|policy: s3-fifo\\n  ghostRatio: 0.9f|store.ghostRatio: wrong type: expected a number",
+        "policy: lru|policy: s3-fifo\\n  ghostRatio: 0x1p-3|store.ghostRatio: wrong type: expected a number",
     })
     void badValuesAreNamed(String good, String bad, String expected) throws IOException {
-        CommandRun run = runFile("bad.yaml", GOOD.replace(good, bad));
+        CommandRun run = runFile("bad.yaml", GOOD.replace(good, bad.replace("\\n", "\n")));
         assertOneClearLine(run, "bad.yaml", expected);
     }
 

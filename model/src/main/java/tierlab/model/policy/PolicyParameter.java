@@ -16,6 +16,10 @@ import java.util.function.Predicate;
 public record PolicyParameter<T>(String name, Class<T> type, T defaultValue, String doc, String rule,
                                  Predicate<T> valid) {
 
+    /** A decimal number as people write one: digits, an optional point and fraction, an optional exponent. */
+    private static final java.util.regex.Pattern PLAIN_DECIMAL =
+            java.util.regex.Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
+
     public PolicyParameter {
         if (name == null || name.isBlank() || type == null || defaultValue == null || doc == null || rule == null
                 || valid == null) {
@@ -35,7 +39,9 @@ public record PolicyParameter<T>(String name, Class<T> type, T defaultValue, Str
     public static PolicyParameter<Double> between(String name, double defaultValue, double minimum, double maximum,
                                                   String doc) {
         return new PolicyParameter<>(name, Double.class, defaultValue, doc,
-                "must be between " + minimum + " and " + maximum, v -> v >= minimum && v <= maximum);
+                "must be between " + minimum + " and " + maximum,
+                // Compared as Double.compare does, so -0.0 is below a minimum of 0.0 rather than equal to it.
+                v -> Double.compare(v, minimum) >= 0 && Double.compare(v, maximum) <= 0);
     }
 
     /** A true-or-false knob. */
@@ -56,10 +62,15 @@ public record PolicyParameter<T>(String name, Class<T> type, T defaultValue, Str
             } else if (type == Long.class) {
                 value = Long.valueOf(trimmed);
             } else if (type == Double.class) {
+                // Java's own reader also takes 0.9f, 0x1p-3, NaN and Infinity: a knob takes plain decimals only.
+                if (!PLAIN_DECIMAL.matcher(trimmed).matches()) {
+                    throw new NumberFormatException(trimmed);
+                }
                 value = Double.valueOf(trimmed);
             }
         } catch (NumberFormatException notANumber) {
-            throw new IllegalArgumentException(name + " must be " + typeName() + ", was '" + trimmed + "'");
+            throw new IllegalArgumentException(name + " must be " + typeName()
+                    + (type == Double.class ? " written in decimal, like 0.25 or 1e-3" : "") + ", was '" + trimmed + "'");
         }
         if (type == Boolean.class) {
             if (!trimmed.equals("true") && !trimmed.equals("false")) {

@@ -73,12 +73,14 @@ public record L2WritePolicy(Kind kind, int hitsBeforeWrite) {
             return WRITE_BACK;
         }
         String prefix = Kind.WRITE_AFTER_HITS.settingName + ":";
-        if (value.startsWith(prefix)) {
-            try {
-                return writeAfterHits(Integer.parseInt(value.substring(prefix.length())));
-            } catch (NumberFormatException e) {
-                // Falls through to the one message below.
+        String count = value.startsWith(prefix) ? value.substring(prefix.length()) : "";
+        if (!count.isEmpty() && count.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            // A count of any length is a count: one beyond the limit is told the limit, not that it is no number.
+            if (new java.math.BigInteger(count).compareTo(java.math.BigInteger.valueOf(MAX_HITS_BEFORE_WRITE)) > 0) {
+                throw new IllegalArgumentException("l2WritePolicy: '" + text + "': N must be within [0, "
+                        + String.format(Locale.ROOT, "%,d", MAX_HITS_BEFORE_WRITE) + "] hits, was " + count);
             }
+            return writeAfterHits(Integer.parseInt(count));
         }
         throw new IllegalArgumentException("l2WritePolicy: '" + text
                 + "' is not one of write-through, write-back, write-after-hits:N (N a whole number of hits)");

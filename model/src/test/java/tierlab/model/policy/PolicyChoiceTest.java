@@ -39,7 +39,24 @@ final class PolicyChoiceTest {
         assertEquals("policy 'bip': mruInterval must be >= 1, was 0", message("bip:mruInterval=0"));
         assertEquals("policy 'w-tinylfu': doorkeeper must be true or false, was 'yes'", message("w-tinylfu:doorkeeper=yes"));
         assertEquals("policy '2q': 'kin' is not KNOB=VALUE (write NAME[:KNOB=VALUE[:KNOB=VALUE...]])", message("2q:kin"));
-        assertEquals("policy '2q': kout must be a number, was ''", message("2q:kout="));
+        assertEquals("policy '2q': kout must be a number written in decimal, like 0.25 or 1e-3, was ''", message("2q:kout="));
+    }
+
+    /** Java's number reader takes a float suffix, hex and negative zero; a knob is a plain decimal within its range. */
+    @Test
+    void numberKnobsTakePlainDecimalsOnly() {
+        assertEquals("policy 'lfu': agingFactor must be between 0.0 and 1000000.0, was -0.0", message("lfu:agingFactor=-0.0"));
+        assertEquals("policy 's3-fifo': ghostRatio must be a number written in decimal, like 0.25 or 1e-3, was '0.9f'",
+                message("s3-fifo:ghostRatio=0.9f"));
+        assertEquals("policy 's3-fifo': ghostRatio must be a number written in decimal, like 0.25 or 1e-3, was '0x1p-3'",
+                message("s3-fifo:ghostRatio=0x1p-3"));
+        assertEquals("policy 's3-fifo': ghostRatio must be a number written in decimal, like 0.25 or 1e-3, was 'NaN'",
+                message("s3-fifo:ghostRatio=NaN"));
+        assertEquals("policy 's3-fifo': ghostRatio must be a number written in decimal, like 0.25 or 1e-3, was '1d'",
+                message("s3-fifo:ghostRatio=1d"));
+        assertEquals(0.0, PolicyChoice.parse("lfu:agingFactor=0").parameters().get(LfuPolicy.AGING_FACTOR));
+        assertEquals(0.125, PolicyChoice.parse("s3-fifo:ghostRatio=1.25e-1").parameters().get(S3FifoPolicy.GHOST_RATIO));
+        assertEquals(0.5, PolicyChoice.parse("s3-fifo:ghostRatio=.5").parameters().get(S3FifoPolicy.GHOST_RATIO));
     }
 
     private static String message(String text) {

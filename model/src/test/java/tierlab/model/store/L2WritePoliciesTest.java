@@ -237,6 +237,13 @@ class L2WritePoliciesTest {
                 () -> L2Admission.parse("frequency:16")).getMessage().startsWith("l2Admission: frequency:N needs N within [1, 15]"));
         assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> L2WritePolicy.parse("write-after-hits:-1")).getMessage().startsWith("l2WritePolicy:"));
+        assertEquals("l2WritePolicy: 'write-after-hits:99999999999999': N must be within [0, 1,000,000] hits, was 99999999999999",
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        () -> L2WritePolicy.parse("write-after-hits:99999999999999")).getMessage());
+        assertEquals(L2WritePolicy.writeAfterHits(1_000_000), L2WritePolicy.parse("write-after-hits:1000000"), "the limit itself");
+        assertEquals("l2WritePolicy: 'write-after-hits:1000001': N must be within [0, 1,000,000] hits, was 1000001",
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        () -> L2WritePolicy.parse("write-after-hits:1000001")).getMessage());
         StoreSettings defaults = TinyModel.store(20, 100);
         assertEquals(L2WritePolicy.WRITE_THROUGH, defaults.l2WritePolicy());
         assertEquals(L2Admission.NONE, defaults.l2Admission());
