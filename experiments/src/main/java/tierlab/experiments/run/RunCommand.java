@@ -110,14 +110,6 @@ public final class RunCommand implements Callable<Integer> {
         file = CallerPaths.resolve(file);
         output.resolveAgainstCaller();
         ExperimentLoader.Experiment experiment = ExperimentLoader.load(file);
-        // Held until the outputs are in place: a second run into the same --out is refused before it writes anything.
-        try (OutputLock held = OutputLock.acquire(outFolder(experiment))) {
-            return runHeld(experiment);
-        }
-    }
-
-    /** The job, once this process holds its output folder. */
-    private int runHeld(ExperimentLoader.Experiment experiment) {
         int threads = jobs != null ? jobs : defaultJobs(experiment);
         // Before any run: what killed runs left beside the output, then whether the output can be written at all.
         Path parent = outFolder(experiment).toAbsolutePath().normalize().getParent();
@@ -127,6 +119,15 @@ public final class RunCommand implements Callable<Integer> {
             stderr.flush();
         }
         checkOutputFolder(experiment, threads);
+        // Held until the outputs are in place: a second run into the same --out is refused before it writes anything.
+        // Taken after the folder checks, so an output that cannot be written is named as such, not as a lock failure.
+        try (OutputLock held = OutputLock.acquire(outFolder(experiment))) {
+            return runHeld(experiment, threads);
+        }
+    }
+
+    /** The job, once this process holds its output folder. */
+    private int runHeld(ExperimentLoader.Experiment experiment, int threads) {
         SweepExecutorProvider provider = remoteProvider(experiment);
         if (experiment.kind().equals("calibration")) {
             ExperimentFile parsed = experiment.spec();
