@@ -7,8 +7,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.commons.math3.stat.descriptive.rank.Median;
 import tierlab.experiments.run.ExperimentFile.ChartSection;
+import tierlab.metrics.Percentiles;
 
 /**
  * Which swept axes a chart folds into one point, and how. A bar, line or heat-map point is one value
@@ -113,7 +113,7 @@ final class ChartAggregation {
         }
         String aggregate = chart.aggregate() == null ? "mean" : chart.aggregate();
         return switch (aggregate) {
-            case "median" -> new Median().evaluate(finite);
+            case "median" -> Percentiles.medianMidpoint(finite);
             case "max" -> java.util.Arrays.stream(finite).max().orElseThrow();
             case "min" -> java.util.Arrays.stream(finite).min().orElseThrow();
             default -> java.util.Arrays.stream(finite).average().orElseThrow();

@@ -119,8 +119,7 @@ public final class RunCommand implements Callable<Integer> {
             stderr.flush();
         }
         checkOutputFolder(experiment, threads);
-        // Held until the outputs are in place: a second run into the same --out is refused before it writes anything.
-        // Taken after the folder checks, so an output that cannot be written is named as such, not as a lock failure.
+        // Held until the outputs are in place, so a second run into the same --out is refused; taken after the checks above.
         try (OutputLock held = OutputLock.acquire(outFolder(experiment))) {
             return runHeld(experiment, threads);
         }
