@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs tierlab from its distribution archive on the H200 host (no Java, no Maven there) and packs
-# what it measured into $OUT. Usage: run-h200.sh ARCHIVE STEP...   (steps: probe torch torchsteps pcie
+# what it measured into $OUT. Usage: run-h200.sh ARCHIVE STEP...   (steps: probe torch torchsteps cudasteps pcie
 # quickstart livecuda calibration validate validate-noverify layerwise livebench aot). Each step has its own time limit so the
 # tables of the steps before it always come back; every step's output folder is packed at the end.
 # Environment: OUT (where the packed runs go, /tmp/out), TIERLAB_H200_WORK (the scratch folder it
@@ -35,6 +35,11 @@ for s in "$@"; do
     # Step times of Qwen3-8B-, Llama-3.1-8B- and Qwen3-32B-shaped forward passes in PyTorch (CUDA graphs), the
     # tables tierlab compute fit reads; TORCH_STEPS_BUDGET_S (240) bounds it.
     torchsteps) mkdir -p "$work/runs/torch-steps"; step torchsteps 330 env PYTHONUNBUFFERED=1 python3 "$here/torch_steps.py" "$work/runs/torch-steps" ;;
+    # Step times of tierlab's own CUDA forward pass (compute bench) over the same grid, one CSV per model of
+    # CUDA_STEPS_MODELS (default qwen3-8b); CUDA_STEPS_BUDGET_S (150) bounds each model.
+    cudasteps) mkdir -p "$work/runs/cuda-steps"; for m in ${CUDA_STEPS_MODELS:-qwen3-8b}; do
+        step "cudasteps-$m" $(( ${CUDA_STEPS_BUDGET_S:-150} + 60 )) "$tl" compute bench --model "$m" \
+          --budget-s "${CUDA_STEPS_BUDGET_S:-150}" --out "$work/runs/cuda-steps/cuda-steps-$m.csv"; done ;;
     pcie) step pcie 120 "$tl" bench pcie --out "$work/runs/pcie" ;;
     quickstart) step quickstart 90 env -i PATH=/usr/bin:/bin HOME=/root "$tl" run "$work"/tierlab-*/experiments/catalog/quickstart.yaml --quiet --out "$work/runs/quickstart" ;;
     livecuda) step livecuda 180 "$tl" run "$work"/tierlab-*/experiments/catalog/live-cuda.yaml --out "$work/runs/live-cuda" ;;

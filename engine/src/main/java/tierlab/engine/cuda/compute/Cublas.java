@@ -87,10 +87,12 @@ public final class Cublas implements AutoCloseable {
     public void gemmRowMajor(int m, int n, int k, float scale, long a, int lda, long b, int ldb, boolean bTransposed,
                              long c, int ldc, boolean accumulate) {
         alpha.set(JAVA_FLOAT, 0, scale);
+        // A local of its own: a conditional expression passed straight to invokeExact is typed Object there.
+        MemorySegment beta = accumulate ? one : zero;
         try {
             // Column-major Cᵀ[n×m] = op(B)ᵀ[n×k] · Aᵀ[k×m]: B is the first operand.
             check("cublasGemmEx", (int) gemmEx.invokeExact(handle, bTransposed ? OP_T : OP_N, OP_N, n, m, k, alpha,
-                    b, CUDA_R_16BF, ldb, a, CUDA_R_16BF, lda, accumulate ? one : zero, c, CUDA_R_16BF, ldc,
+                    b, CUDA_R_16BF, ldb, a, CUDA_R_16BF, lda, beta, c, CUDA_R_16BF, ldc,
                     COMPUTE_32F, GEMM_DEFAULT));
         } catch (Throwable t) {
             throw Downcalls.rethrow(t);
