@@ -29,9 +29,9 @@ class SourceLimitsTest {
     static final int MAX_STORE_FACADE_LINES = 600;
     static final int MAX_DECISION_METHOD_LINES = 80;
 
-    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     /** Every module with main sources. */
-    private static final List<String> MODULES = List.of("model", "workload", "engine", "sim", "bench", "hunt",
+    static final List<String> MODULES = List.of("model", "workload", "engine", "sim", "bench", "hunt",
             "spark", "experiments");
 
     @Test
@@ -91,7 +91,7 @@ class SourceLimitsTest {
         return over;
     }
 
-    private static CompilationUnit parse(String source, String where) {
+    static CompilationUnit parse(String source, String where) {
         ParserConfiguration configuration = new ParserConfiguration()
                 .setLanguageLevel(ParserConfiguration.LanguageLevel.BLEEDING_EDGE);
         ParseResult<CompilationUnit> result = new JavaParser(configuration).parse(source);
@@ -100,7 +100,7 @@ class SourceLimitsTest {
         return result.getResult().orElseThrow();
     }
 
-    private static List<Path> mainSources(List<String> modules) throws IOException {
+    static List<Path> mainSources(List<String> modules) throws IOException {
         List<Path> files = new ArrayList<>();
         for (String module : modules) {
             Path main = ROOT.resolve(module).resolve("src/main/java");

@@ -89,9 +89,10 @@ public final class Cublas implements AutoCloseable {
         alpha.set(JAVA_FLOAT, 0, scale);
         // A local of its own: a conditional expression passed straight to invokeExact is typed Object there.
         MemorySegment beta = accumulate ? one : zero;
+        int operationB = bTransposed ? OP_T : OP_N;
         try {
             // Column-major Cᵀ[n×m] = op(B)ᵀ[n×k] · Aᵀ[k×m]: B is the first operand.
-            check("cublasGemmEx", (int) gemmEx.invokeExact(handle, bTransposed ? OP_T : OP_N, OP_N, n, m, k, alpha,
+            check("cublasGemmEx", (int) gemmEx.invokeExact(handle, operationB, OP_N, n, m, k, alpha,
                     b, CUDA_R_16BF, ldb, a, CUDA_R_16BF, lda, beta, c, CUDA_R_16BF, ldc,
                     COMPUTE_32F, GEMM_DEFAULT));
         } catch (Throwable t) {
@@ -103,8 +104,9 @@ public final class Cublas implements AutoCloseable {
     public void gemmRowMajorBatched(int m, int n, int k, float scale, long a, int lda, long strideA, long b, int ldb,
                                     long strideB, boolean bTransposed, long c, int ldc, long strideC, int batches) {
         alpha.set(JAVA_FLOAT, 0, scale);
+        int operationB = bTransposed ? OP_T : OP_N;
         try {
-            check("cublasGemmStridedBatchedEx", (int) gemmStridedBatchedEx.invokeExact(handle, bTransposed ? OP_T : OP_N,
+            check("cublasGemmStridedBatchedEx", (int) gemmStridedBatchedEx.invokeExact(handle, operationB,
                     OP_N, n, m, k, alpha, b, CUDA_R_16BF, ldb, strideB, a, CUDA_R_16BF, lda, strideA, zero, c,
                     CUDA_R_16BF, ldc, strideC, batches, COMPUTE_32F, GEMM_DEFAULT));
         } catch (Throwable t) {
