@@ -13,6 +13,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import tierlab.engine.cuda.CudaDevice;
+import tierlab.engine.cuda.compute.AttentionPath;
 import tierlab.engine.cuda.compute.ForwardCheck;
 import tierlab.engine.cuda.compute.ForwardLayout;
 import tierlab.engine.cuda.compute.GpuContext;
@@ -53,6 +54,10 @@ public final class StepBenchCommand implements Callable<Integer> {
     @Option(names = "--eager", description = "Run every step eagerly instead of replaying a captured CUDA graph.")
     private boolean eager;
 
+    @Option(names = "--attention", paramLabel = "PATH", defaultValue = "fast",
+            description = "The attention kernels: fast (flash-decoding) or reference (the first kernels); default ${DEFAULT-VALUE}.")
+    private String attention;
+
     @Option(names = "--budget-s", paramLabel = "S", defaultValue = "1e9",
             description = "Start no new shape after this many seconds.")
     private double budgetSeconds;
@@ -63,6 +68,11 @@ public final class StepBenchCommand implements Callable<Integer> {
         ForwardLayout.unsupported(argument.shape()).ifPresent(reason -> {
             throw new CommandException("--model: " + reason);
         });
+        AttentionPath path = switch (attention) {
+            case "fast" -> AttentionPath.FAST;
+            case "reference" -> AttentionPath.REFERENCE;
+            default -> throw new CommandException("--attention: " + attention + " is neither fast nor reference");
+        };
         out = CallerPaths.resolve(out);
         List<StepBench.Shape> grid = shapes == null ? StepBench.defaultGrid() : readShapes(CallerPaths.resolve(shapes));
         PrintStream log = System.out;
@@ -73,12 +83,12 @@ public final class StepBenchCommand implements Callable<Integer> {
         }
         GpuContext gpu = opened.context();
         log.println("compute bench: " + gpu.description());
-        ForwardCheck.Report check = ForwardCheck.run(gpu);
+        ForwardCheck.Report check = ForwardCheck.run(gpu, path);
         log.println("kernel check: " + check.summary());
         if (!check.passed()) {
             throw new CommandException("the CUDA kernels disagree with the CPU reference: " + check.summary());
         }
-        StepBench bench = new StepBench(gpu, new ForwardLayout(argument.shape(), StepBench.BLOCK_TOKENS), !eager);
+        StepBench bench = new StepBench(gpu, new ForwardLayout(argument.shape(), StepBench.BLOCK_TOKENS), !eager, path);
         List<StepBench.Result> results;
         try {
             log.println("model " + bench.describe() + "; " + StepBench.TIMED + " timed replays per shape, "

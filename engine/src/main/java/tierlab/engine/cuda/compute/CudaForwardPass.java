@@ -45,9 +45,16 @@ public final class CudaForwardPass implements AutoCloseable {
     private final long lmHead;
     private final StepBuffers buffers;
     private final int seed;
+    private final boolean fastDecode;
 
     public CudaForwardPass(GpuContext gpu, ForwardLayout layout, long kvLayerStrideBytes, int seed) {
+        this(gpu, layout, kvLayerStrideBytes, seed, AttentionPath.FAST);
+    }
+
+    /** As above, launching {@code attention}'s kernels (FAST falls back to the reference decode where it cannot run). */
+    public CudaForwardPass(GpuContext gpu, ForwardLayout layout, long kvLayerStrideBytes, int seed, AttentionPath attention) {
         this.gpu = gpu;
+        this.fastDecode = attention == AttentionPath.FAST && layout.fastDecode();
         this.rt = gpu.runtime();
         this.layout = layout;
         this.kvLayerStrideBytes = kvLayerStrideBytes;
@@ -66,12 +73,18 @@ public final class CudaForwardPass implements AutoCloseable {
         norm1 = ones(hidden);
         norm2 = ones(hidden);
         finalNorm = ones(hidden);
-        buffers = new StepBuffers(rt, layout);
+        buffers = new StepBuffers(rt, layout,
+                fastDecode ? ForwardLayout.FAST_DECODE_BLOCKS_PER_SM : ForwardLayout.DECODE_BLOCKS_PER_SM);
         check(rt.streamSynchronize(stream), "the weights' initialisation");
     }
 
     public ForwardLayout layout() {
         return layout;
+    }
+
+    /** The attention path this pass launches (FAST only where its kernels run this shape). */
+    public AttentionPath attention() {
+        return fastDecode ? AttentionPath.FAST : AttentionPath.REFERENCE;
     }
 
     public long stream() {
@@ -119,7 +132,9 @@ public final class CudaForwardPass implements AutoCloseable {
         kernels.launch("kv_scatter", tokens, 1, 1, 256, stream, b.qkv, qkvColumns, layout.shape().queryHeads(), kvHeads,
                 plan.tokenSeq(), plan.tokenPos(), plan.tables(), plan.maxBlocks(), layout.blockTokens(), kvLayerOffset);
         if (plan.decodes() > 0) {
-            kernels.launch("attn_decode", plan.splits(), kvHeads, plan.decodes(), 128, stream, b.qkv, qkvColumns, kvHeads,
+            // Grid (split, kv head, sequence), 128 threads (4 warps) in both kernels; shared memory is static
+            // (ForwardLayout.decodeSharedBytes, checked against 48 KiB by ForwardLayout.unsupported).
+            kernels.launch(fastDecode ? "attn_decode_fast" : "attn_decode", plan.splits(), kvHeads, plan.decodes(), 128, stream, b.qkv, qkvColumns, kvHeads,
                     plan.decodeRow(), plan.decodeLength(), plan.decodeTables(), plan.maxBlocks(), layout.blockTokens(),
                     kvLayerOffset, plan.splitTokens(), scale(), b.partO, b.partML);
             kernels.launch("attn_decode_reduce", kvHeads, plan.decodes(), 1, layout.shape().headDim(), stream, b.partO,

@@ -23,18 +23,20 @@ public final class ForwardCheck {
     /** Relative RMS error allowed where bf16 rounding enters (scores and outputs are bf16). */
     static final double TOLERANCE = 0.02;
     static final ModelShape SHAPE = new ModelShape("kernel-check", 1, 8, 2, 128, 2, 1024, 2048, 1000, 2, 0, 0, 1, 0, 0);
-    static final int[] NEW = {40, 1, 20};
-    static final int[] CONTEXT = {24, 37, 0};
+    // Decodes over 38, 301 and 518 tokens: several splits each spanning several blocks, and splits past the
+    // shorter sequences' ends, beside a prefill over cached context and one without.
+    static final int[] NEW = {40, 1, 20, 1, 1};
+    static final int[] CONTEXT = {24, 37, 0, 300, 517};
 
     /** Each comparison's relative error, and whether all are within {@link #TOLERANCE}. */
-    public record Report(double qkvError, long kvMismatches, double attentionError, boolean sampledInRange) {
+    public record Report(AttentionPath attention, double qkvError, long kvMismatches, double attentionError, boolean sampledInRange) {
         public boolean passed() {
             return qkvError <= TOLERANCE && kvMismatches == 0 && attentionError <= TOLERANCE && sampledInRange;
         }
 
         public String summary() {
-            return String.format(Locale.ROOT, "%s: QKV rows %.2e, attention %.2e (relative RMS, within %.0e), new K/V in blocks %d mismatched, sampled tokens %s",
-                    passed() ? "passed" : "FAILED", qkvError, attentionError, TOLERANCE, kvMismatches,
+            return String.format(Locale.ROOT, "%s (attention %s): QKV rows %.2e, attention %.2e (relative RMS, within %.0e), new K/V in blocks %d mismatched, sampled tokens %s",
+                    passed() ? "passed" : "FAILED", attention, qkvError, attentionError, TOLERANCE, kvMismatches,
                     sampledInRange ? "in range" : "out of range");
         }
     }
@@ -42,6 +44,10 @@ public final class ForwardCheck {
     private ForwardCheck() {}
 
     public static Report run(GpuContext gpu) {
+        return run(gpu, AttentionPath.FAST);
+    }
+
+    public static Report run(GpuContext gpu, AttentionPath attention) {
         ForwardLayout layout = new ForwardLayout(SHAPE, StepBench.BLOCK_TOKENS);
         CudaApi rt = gpu.runtime();
         List<Long> order = new ArrayList<>();
@@ -53,7 +59,7 @@ public final class ForwardCheck {
         }
         long blockBytes = layout.kvLayerBytesPerBlock();
         long pool = rt.malloc(blocks * blockBytes);
-        try (CudaForwardPass pass = new CudaForwardPass(gpu, layout, blockBytes, 7); Arena arena = Arena.ofConfined()) {
+        try (CudaForwardPass pass = new CudaForwardPass(gpu, layout, blockBytes, 7, attention); Arena arena = Arena.ofConfined()) {
             int next = blocks - 1; // the last block of the pool first: tables, not addresses, give the order
             for (long[] table : tables) {
                 for (int k = 0; k < table.length; k++) {
@@ -79,7 +85,7 @@ public final class ForwardCheck {
                 inRange &= token >= 0 && token < SHAPE.vocabSize();
             }
             Reference reference = new Reference(layout, pool, kv);
-            return new Report(reference.qkvError(x0, wQkv, qkv), reference.kvMismatches(batch, qkv),
+            return new Report(pass.attention(), reference.qkvError(x0, wQkv, qkv), reference.kvMismatches(batch, qkv),
                     reference.attentionError(batch, qkv, attn), inRange);
         } finally {
             rt.free(pool);

@@ -20,6 +20,11 @@ public record ForwardLayout(ModelShape shape, int blockTokens) {
     public static final long SCORE_BUDGET_BYTES = 512L << 20;
     /** Decode attention aims at this many thread blocks per multiprocessor before it splits the context further. */
     static final int DECODE_BLOCKS_PER_SM = 2;
+    /**
+     * The same for attn_decode_fast: about three of its 128-thread blocks fit a multiprocessor by registers,
+     * so four per multiprocessor is one full wave plus a partial one that evens out the splits' ends.
+     */
+    static final int FAST_DECODE_BLOCKS_PER_SM = 4;
     /** A decode split covers at least this many context tokens. */
     static final int MIN_SPLIT_TOKENS = 64;
 
@@ -52,6 +57,9 @@ public record ForwardLayout(ModelShape shape, int blockTokens) {
         }
         if (shape.queryHeads() / shape.kvHeads() > 16) {
             return Optional.of(name + "more than 16 query heads per KV head");
+        }
+        if (decodeSharedBytes(shape.queryHeads() / shape.kvHeads(), shape.headDim()) > 48 * 1024) {
+            return Optional.of(name + "the decode kernels' shared memory for this group and headDim exceeds 48 KiB");
         }
         if (shape.hiddenSize() % 8 != 0 || shape.intermediateSize() % 8 != 0) {
             return Optional.of(name + "hiddenSize and intermediateSize must be multiples of 8 (16-byte rows)");
@@ -104,10 +112,26 @@ public record ForwardLayout(ModelShape shape, int blockTokens) {
      * a GPU of {@code multiprocessors}: enough splits to fill the GPU, none shorter than {@value #MIN_SPLIT_TOKENS}.
      */
     public int decodeSplitTokens(int sequences, long maxTokens, int multiprocessors) {
+        return decodeSplitTokens(sequences, maxTokens, multiprocessors, DECODE_BLOCKS_PER_SM);
+    }
+
+    /** As {@link #decodeSplitTokens(int, long, int)}, aiming at {@code blocksPerSm} thread blocks per multiprocessor. */
+    public int decodeSplitTokens(int sequences, long maxTokens, int multiprocessors, int blocksPerSm) {
         long blocksWithoutSplit = (long) sequences * shape.kvHeads();
-        long wanted = Math.max(1, Math.ceilDiv((long) DECODE_BLOCKS_PER_SM * multiprocessors, blocksWithoutSplit));
+        long wanted = Math.max(1, Math.ceilDiv((long) blocksPerSm * multiprocessors, blocksWithoutSplit));
         long split = Math.max(MIN_SPLIT_TOKENS, Math.ceilDiv(maxTokens, wanted));
         return Math.toIntExact(Math.min(split, Math.max(maxTokens, 1)));
+    }
+
+    /** Whether attn_decode_fast runs this head dimension: its lane groups need headDim / 8 a power of two up to 32. */
+    public boolean fastDecode() {
+        int lanes = shape.headDim() / 8;
+        return Integer.bitCount(lanes) == 1 && lanes <= 32;
+    }
+
+    /** Static shared memory of either decode kernel: four warps' output rows, maxima and sums per query head, fp32. */
+    static long decodeSharedBytes(int group, int headDim) {
+        return 4L * 4 * ((long) group * headDim + 2L * group);
     }
 
     public static int splits(long maxTokens, int splitTokens) {

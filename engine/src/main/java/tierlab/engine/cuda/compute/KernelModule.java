@@ -26,7 +26,8 @@ public final class KernelModule {
     public static final String SOURCE = "kernels.cu";
     /** Every kernel of the source, the names {@code extern "C"} keeps. */
     public static final List<String> KERNELS = List.of("fill_random", "fill_value", "rmsnorm", "swiglu", "kv_scatter",
-            "attn_decode", "attn_decode_reduce", "kv_gather", "q_gather", "softmax_causal", "o_scatter", "argmax_rows");
+            "attn_decode", "attn_decode_fast", "attn_decode_reduce", "kv_gather", "q_gather", "softmax_causal", "o_scatter",
+            "argmax_rows");
     private static final int MAX_ARGS = 16;
 
     private final CudaDriver driver;

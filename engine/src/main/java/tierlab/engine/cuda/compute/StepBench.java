@@ -53,8 +53,12 @@ public final class StepBench {
     private final boolean graphs;
 
     public StepBench(GpuContext gpu, ForwardLayout layout, boolean graphs) {
+        this(gpu, layout, graphs, AttentionPath.FAST);
+    }
+
+    public StepBench(GpuContext gpu, ForwardLayout layout, boolean graphs, AttentionPath attention) {
         this.gpu = gpu;
-        this.pass = new CudaForwardPass(gpu, layout, 0, 1);
+        this.pass = new CudaForwardPass(gpu, layout, 0, 1, attention);
         this.graphs = graphs;
     }
 
@@ -153,7 +157,7 @@ public final class StepBench {
     }
 
     public String describe() {
-        return pass.layout().shape().name() + " on " + gpu.description();
+        return pass.layout().shape().name() + " on " + gpu.description() + ", attention " + pass.attention();
     }
 
     public void close() {

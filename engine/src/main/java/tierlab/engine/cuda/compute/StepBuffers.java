@@ -21,6 +21,7 @@ final class StepBuffers implements AutoCloseable {
 
     private final CudaApi rt;
     private final ForwardLayout layout;
+    private final int decodeBlocksPerSm;
     private final List<long[]> slots = new ArrayList<>();
     int tokens;
     long x0;
@@ -46,9 +47,10 @@ final class StepBuffers implements AutoCloseable {
     private long metaHostBytes;
     private long sampledHostBytes;
 
-    StepBuffers(CudaApi rt, ForwardLayout layout) {
+    StepBuffers(CudaApi rt, ForwardLayout layout, int decodeBlocksPerSm) {
         this.rt = rt;
         this.layout = layout;
+        this.decodeBlocksPerSm = decodeBlocksPerSm;
     }
 
     /** Grows every buffer {@code batch} needs; true when the embeddings' buffer was (re)allocated. */
@@ -112,7 +114,7 @@ final class StepBuffers implements AutoCloseable {
             return 0;
         }
         long maxLength = decodeMaxLength(batch);
-        int splitTokens = layout.decodeSplitTokens(decodes, maxLength, multiprocessors);
+        int splitTokens = layout.decodeSplitTokens(decodes, maxLength, multiprocessors, decodeBlocksPerSm);
         return (long) decodes * layout.shape().kvHeads() * ForwardLayout.splits(maxLength, splitTokens) * layout.group();
     }
 
@@ -176,7 +178,7 @@ final class StepBuffers implements AutoCloseable {
             row += fresh;
         }
         long maxLength = decodeMaxLength(batch);
-        int splitTokens = decodes == 0 ? 1 : layout.decodeSplitTokens(decodes, maxLength, multiprocessors);
+        int splitTokens = decodes == 0 ? 1 : layout.decodeSplitTokens(decodes, maxLength, multiprocessors, decodeBlocksPerSm);
         int splits = decodes == 0 ? 1 : ForwardLayout.splits(maxLength, splitTokens);
         long base = metaDevice;
         return new Plan(t, maxBlocks, decodes, splits, splitTokens, bytes, base + tokenSeq, base + tokenPos, base + tables,

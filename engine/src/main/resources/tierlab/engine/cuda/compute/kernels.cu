@@ -163,6 +163,125 @@ extern "C" __global__ void attn_decode(const bf16* qkv, int qkvStride, int kvHea
     }
 }
 
+// Decode attention, the fast path: bandwidth-bound flash-decoding. Block (split, kv head, sequence) of
+// DEC_WARPS warps. A token's K (and V) row of HEAD_DIM bf16 is read by DEC_LANES lanes, 16 bytes each, so a
+// warp holds DEC_TPW tokens side by side and each lane group issues DEC_UNROLL tokens' loads before it uses
+// any of them: DEC_TPW * DEC_UNROLL rows of K and V in flight per warp. K and V of a token are read once for
+// all GROUP query heads. The scores of the DEC_UNROLL tokens are reduced over the lane group (log2 DEC_LANES
+// shuffles, independent across tokens and heads) and enter the online softmax together: one rescale of the
+// accumulator per DEC_UNROLL tokens instead of one per token. The lane groups of a warp are merged by
+// shuffles, the warps through shared memory; partial results have attn_decode's layout, so
+// attn_decode_reduce combines either kernel's splits. Needs HEAD_DIM / 8 a power of two up to 32 (the host
+// falls back to attn_decode otherwise).
+#define DEC_WARPS 4
+#define DEC_UNROLL 4
+#define DEC_LANES (HEAD_DIM / 8 < 32 ? HEAD_DIM / 8 : 32)
+#define DEC_TPW (32 / DEC_LANES)
+#define DEC_DPL (HEAD_DIM / DEC_LANES)
+#define DEC_PIECES (DEC_DPL / 8)
+
+__device__ __forceinline__ void unpack8(const Piece16& p, float* f) {
+    unsigned int w[4] = {p.a, p.b, p.c, p.d};
+    for (int j = 0; j < 4; j++) { f[2 * j] = __uint_as_float(w[j] << 16); f[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u); }
+}
+
+extern "C" __global__ void __launch_bounds__(DEC_WARPS * 32) attn_decode_fast(const bf16* qkv, int qkvStride,
+        int kvHeads, const int* qRow, const int* seqLen, const u64* tables, int maxBlocks, int block,
+        long long layerOffset, int splitTokens, float scale, float* partO, float* partML) {
+    __shared__ float shM[DEC_WARPS][GROUP], shL[DEC_WARPS][GROUP];
+    __shared__ float shO[DEC_WARPS][GROUP][HEAD_DIM];
+    int split = blockIdx.x, kvh = blockIdx.y, s = blockIdx.z, splits = gridDim.x;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int sub = lane / DEC_LANES, part = lane % DEC_LANES;
+    int len = seqLen[s], start = split * splitTokens, end = min(len, start + splitTokens);
+    const u64* table = tables + (u64) s * maxBlocks;
+    float q[GROUP][DEC_DPL], acc[GROUP][DEC_DPL], m[GROUP], l[GROUP];
+    const bf16* qbase = qkv + (u64) qRow[s] * qkvStride + kvh * GROUP * HEAD_DIM + part * DEC_DPL;
+    for (int h = 0; h < GROUP; h++) {
+        for (int i = 0; i < DEC_DPL; i++) { q[h][i] = bf2f(qbase[h * HEAD_DIM + i]) * scale; acc[h][i] = 0.0f; }
+        m[h] = -1e30f; l[h] = 0.0f;
+    }
+    const int stride = DEC_WARPS * DEC_TPW;
+    // The loop's bound is the warp's first token, the same for all its lanes, so the shuffles see full warps.
+    for (int warpFirst = start + warp * DEC_TPW; warpFirst < end; warpFirst += stride * DEC_UNROLL) {
+        Piece16 kp[DEC_UNROLL][DEC_PIECES], vp[DEC_UNROLL][DEC_PIECES];
+        bool live[DEC_UNROLL];
+        for (int u = 0; u < DEC_UNROLL; u++) {
+            int pos = warpFirst + sub + u * stride;
+            live[u] = pos < end;
+            if (live[u]) {
+                const Piece16* k = (const Piece16*) kvRow(table, pos, block, kvHeads, layerOffset, 0, kvh) + part * DEC_PIECES;
+                const Piece16* v = (const Piece16*) kvRow(table, pos, block, kvHeads, layerOffset, 1, kvh) + part * DEC_PIECES;
+                for (int c = 0; c < DEC_PIECES; c++) { kp[u][c] = k[c]; vp[u][c] = v[c]; }
+            } else {
+                for (int c = 0; c < DEC_PIECES; c++) { kp[u][c] = Piece16{0u, 0u, 0u, 0u}; vp[u][c] = kp[u][c]; }
+            }
+        }
+        float score[DEC_UNROLL][GROUP];
+        for (int u = 0; u < DEC_UNROLL; u++) {
+            float kf[DEC_DPL];
+            for (int c = 0; c < DEC_PIECES; c++) { unpack8(kp[u][c], kf + 8 * c); }
+            for (int h = 0; h < GROUP; h++) {
+                float d = 0.0f;
+                for (int i = 0; i < DEC_DPL; i++) { d += q[h][i] * kf[i]; }
+                score[u][h] = d;
+            }
+        }
+        for (int o = DEC_LANES / 2; o > 0; o >>= 1) {
+            for (int u = 0; u < DEC_UNROLL; u++) {
+                for (int h = 0; h < GROUP; h++) { score[u][h] += __shfl_xor_sync(0xffffffffu, score[u][h], o); }
+            }
+        }
+        for (int h = 0; h < GROUP; h++) {
+            float mNew = m[h];
+            for (int u = 0; u < DEC_UNROLL; u++) { if (live[u]) { mNew = fmaxf(mNew, score[u][h]); } }
+            float corr = __expf(m[h] - mNew);
+            l[h] *= corr;
+            for (int i = 0; i < DEC_DPL; i++) { acc[h][i] *= corr; }
+            m[h] = mNew;
+            for (int u = 0; u < DEC_UNROLL; u++) { score[u][h] = live[u] ? __expf(score[u][h] - mNew) : 0.0f; l[h] += score[u][h]; }
+        }
+        for (int u = 0; u < DEC_UNROLL; u++) {
+            if (!live[u]) { continue; }
+            float vf[DEC_DPL];
+            for (int c = 0; c < DEC_PIECES; c++) { unpack8(vp[u][c], vf + 8 * c); }
+            for (int h = 0; h < GROUP; h++) {
+                for (int i = 0; i < DEC_DPL; i++) { acc[h][i] += score[u][h] * vf[i]; }
+            }
+        }
+    }
+    // The DEC_TPW lane groups of a warp hold the same dimensions of different tokens: merge them pairwise.
+    for (int o = DEC_LANES; o < 32; o <<= 1) {
+        for (int h = 0; h < GROUP; h++) {
+            float mo = __shfl_xor_sync(0xffffffffu, m[h], o), lo = __shfl_xor_sync(0xffffffffu, l[h], o);
+            float mNew = fmaxf(m[h], mo), cMine = __expf(m[h] - mNew), cOther = __expf(mo - mNew);
+            l[h] = l[h] * cMine + lo * cOther;
+            for (int i = 0; i < DEC_DPL; i++) {
+                float other = __shfl_xor_sync(0xffffffffu, acc[h][i], o);
+                acc[h][i] = acc[h][i] * cMine + other * cOther;
+            }
+            m[h] = mNew;
+        }
+    }
+    if (sub == 0) {
+        for (int h = 0; h < GROUP; h++) {
+            if (lane == 0) { shM[warp][h] = m[h]; shL[warp][h] = l[h]; }
+            for (int i = 0; i < DEC_DPL; i++) { shO[warp][h][part * DEC_DPL + i] = acc[h][i]; }
+        }
+    }
+    __syncthreads();
+    u64 partIndex = ((u64) s * kvHeads + kvh) * splits + split;
+    for (int j = threadIdx.x; j < GROUP * HEAD_DIM; j += blockDim.x) {
+        int h = j / HEAD_DIM, e = j - h * HEAD_DIM;
+        float mAll = shM[0][h];
+        for (int w = 1; w < DEC_WARPS; w++) { mAll = fmaxf(mAll, shM[w][h]); }
+        float o = 0.0f, lAll = 0.0f;
+        for (int w = 0; w < DEC_WARPS; w++) { float c = __expf(shM[w][h] - mAll); o += shO[w][h][e] * c; lAll += shL[w][h] * c; }
+        partO[partIndex * GROUP * HEAD_DIM + j] = o;
+        if (e == 0) { partML[(partIndex * GROUP + h) * 2] = mAll; partML[(partIndex * GROUP + h) * 2 + 1] = lAll; }
+    }
+}
+
 // Combines the splits of attn_decode into the attention output row [qHeads * HEAD_DIM] of each sequence.
 // Block (kv head, sequence), HEAD_DIM threads.
 extern "C" __global__ void attn_decode_reduce(const float* partO, const float* partML, int splits, int kvHeads,
